@@ -1,0 +1,73 @@
+// Structs and helpers shared by every stage. Each struct mirrors the Rust struct of the
+// same name in src/packed.rs; the constants (WORKGROUP_SIZE, DISPATCH_WIDTH, SHAPE_*)
+// are prepended from Rust so both sides use one definition.
+
+struct PackedShape {
+    bounds_min: vec2<f32>,
+    bounds_max: vec2<f32>,
+    kind: u32,
+    first: u32,
+    count: u32,
+    rows: u32,
+    words_per_row: u32,
+    radius: f32,
+}
+
+struct PolygonVertex {
+    position: vec2<f32>,
+    normal: vec2<f32>,
+}
+
+struct BodyTransform {
+    position: vec2<f32>,
+    rotation: vec2<f32>,
+}
+
+struct BodyInfo {
+    shape: u32,
+    layer: u32,
+    mask: u32,
+    _pad: u32,
+}
+
+struct Aabb {
+    min: vec2<f32>,
+    max: vec2<f32>,
+}
+
+struct Params {
+    body_count: u32,
+    candidate_capacity: u32,
+    pair_capacity: u32,
+    _pad: u32,
+}
+
+struct Counters {
+    candidates: atomic<u32>,
+    pairs: atomic<u32>,
+}
+
+// The thread's linear index in a dispatch laid out by `dispatch_size` on the host.
+fn global_index(workgroup: vec3<u32>, local: u32) -> u32 {
+    return (workgroup.y * DISPATCH_WIDTH + workgroup.x) * WORKGROUP_SIZE + local;
+}
+
+// Rotates `v` by the rotation stored as (cos, sin).
+fn rotate(v: vec2<f32>, rotation: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(rotation.x * v.x - rotation.y * v.y, rotation.y * v.x + rotation.x * v.y);
+}
+
+fn filters_agree(a: BodyInfo, b: BodyInfo) -> bool {
+    return (a.layer & b.mask) != 0u && (b.layer & a.mask) != 0u;
+}
+
+fn aabbs_overlap(a: Aabb, b: Aabb) -> bool {
+    return all(a.min <= b.max) && all(b.min <= a.max);
+}
+
+// Workgroup counts of an indirect dispatch. Mirrors `DispatchArgs` in src/packed.rs.
+struct DispatchArgs {
+    x: u32,
+    y: u32,
+    z: u32,
+}

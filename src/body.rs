@@ -1,0 +1,57 @@
+//! Bodies: a shape placed in the world, with the layer and mask bits that decide
+//! which other bodies it may collide with.
+
+use glam::Vec2;
+
+/// A shape placed in the world.
+///
+/// ```
+/// use gpu_collide::{Body, glam::Vec2};
+/// let bullet = Body::new(1, Vec2::new(10.0, 20.0)).with_filter(0b10, 0b01);
+/// assert_eq!(bullet.angle, 0.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    /// Index into the shape library.
+    pub shape: u32,
+    /// World position of the shape's origin.
+    pub position: Vec2,
+    /// Rotation in radians, counter-clockwise, about the origin. Bitmask bodies must have 0.
+    pub angle: f32,
+    /// The groups this body belongs to.
+    pub layer: u32,
+    /// The groups this body may collide with.
+    pub mask: u32,
+}
+
+impl Body {
+    /// A body of `shape` at `position`, unrotated, in every group and colliding with every group.
+    pub fn new(shape: u32, position: Vec2) -> Self {
+        Body {
+            shape,
+            position,
+            angle: 0.0,
+            layer: u32::MAX,
+            mask: u32::MAX,
+        }
+    }
+
+    /// The same body rotated by `angle` radians.
+    pub fn with_angle(self, angle: f32) -> Self {
+        Body { angle, ..self }
+    }
+
+    /// The same body with these layer and mask bits.
+    pub fn with_filter(self, layer: u32, mask: u32) -> Self {
+        Body {
+            layer,
+            mask,
+            ..self
+        }
+    }
+}
+
+/// Whether two bodies' filters let them collide: each must be in a group the other accepts.
+pub fn filters_agree(layer_a: u32, mask_a: u32, layer_b: u32, mask_b: u32) -> bool {
+    layer_a & mask_b != 0 && layer_b & mask_a != 0
+}

@@ -1,0 +1,27 @@
+//! The one interface every backend implements, so tests, the benchmark and the
+//! `pairs` command can run the same bodies on each and compare.
+
+use crate::body::Body;
+use crate::error::Error;
+
+/// Two colliding bodies `[i, j]`, `i < j`, as indices into the body slice.
+pub type Pair = [u32; 2];
+
+/// Something that finds the colliding pairs of a set of bodies over its shape library.
+pub trait Collider {
+    /// The colliding pairs, each once as `[i, j]` with `i < j`, sorted ascending.
+    ///
+    /// Call it every frame with the bodies' new positions: only what changed is uploaded.
+    /// Bodies that break a rule (an unknown shape, a rotated bitmask, ...) are refused
+    /// with an error naming the first one, before any work is done.
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error>;
+
+    /// A short description of the backend (and adapter), for logs.
+    fn describe(&self) -> String;
+}
+
+/// Pairs sorted ascending, as the format prints them.
+pub fn sorted_pairs(mut pairs: Vec<Pair>) -> Vec<Pair> {
+    pairs.sort_unstable();
+    pairs
+}

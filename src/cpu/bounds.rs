@@ -1,0 +1,53 @@
+//! Stage 1, bounds: the world AABB of every body. Twin of `shaders/bounds.wgsl`.
+
+use crate::library::ShapeLibrary;
+use crate::packed::{Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
+
+/// World bounds of each body.
+pub fn bounds(
+    library: &ShapeLibrary,
+    transforms: &[BodyTransform],
+    infos: &[BodyInfo],
+) -> Vec<Aabb> {
+    transforms
+        .iter()
+        .zip(infos)
+        .map(|(t, info)| body_bounds(library, t, info))
+        .collect()
+}
+
+/// World bounds of one body.
+pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -> Aabb {
+    let shape = &library.shapes[info.shape as usize];
+    if shape.kind != SHAPE_POLYGON {
+        return Aabb {
+            min: add(t.position, shape.bounds_min),
+            max: add(t.position, shape.bounds_max),
+        };
+    }
+    // Rotated vertices give the exact box; the unrotated bounds would not.
+    let mut b = Aabb {
+        min: [f32::MAX; 2],
+        max: [f32::MIN; 2],
+    };
+    for k in 0..shape.count {
+        let v = library.polygon_vertices[(shape.first + k) as usize].position;
+        let p = add(t.position, rotate(v, t.rotation));
+        for axis in 0..2 {
+            b.min[axis] = b.min[axis].min(p[axis]);
+            b.max[axis] = b.max[axis].max(p[axis]);
+        }
+    }
+    b
+}
+
+/// Rotates `v` by the rotation stored as `(cos, sin)`; as WGSL `rotate`.
+pub fn rotate(v: [f32; 2], rotation: [f32; 2]) -> [f32; 2] {
+    let [c, s] = rotation;
+    [c * v[0] - s * v[1], s * v[0] + c * v[1]]
+}
+
+/// Component-wise sum.
+pub fn add(a: [f32; 2], b: [f32; 2]) -> [f32; 2] {
+    [a[0] + b[0], a[1] + b[1]]
+}

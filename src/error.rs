@@ -1,0 +1,94 @@
+//! The crate's one error type, [`Error`], and the scene-validation error it wraps,
+//! [`SceneError`], which names the shape or body, the field and the rule broken.
+
+use std::fmt;
+
+/// Where in a scene a problem was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// The scene as a whole (its JSON syntax or top-level fields).
+    Scene,
+    /// The shape with this index in the shape list.
+    Shape(usize),
+    /// The body with this index in the body list.
+    Body(usize),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Scene => write!(f, "scene"),
+            Location::Shape(i) => write!(f, "shape {i}"),
+            Location::Body(i) => write!(f, "body {i}"),
+        }
+    }
+}
+
+/// A scene that breaks a rule of the scene format; the whole scene is refused.
+///
+/// Displays as `shape 3: polygon: not convex (turns the other way at vertex 2)`:
+/// location, field, rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {field}: {rule}")]
+pub struct SceneError {
+    /// The shape or body (or the scene itself) at fault.
+    pub location: Location,
+    /// The field at fault, as spelled in the scene format (`polygon`, `x`, `mask`, ...).
+    pub field: String,
+    /// The rule that was broken, in words.
+    pub rule: String,
+}
+
+impl SceneError {
+    /// Builds an error for `location`, `field` and `rule`.
+    pub fn new(location: Location, field: impl Into<String>, rule: impl Into<String>) -> Self {
+        SceneError {
+            location,
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+}
+
+/// Everything that can go wrong in gpu-collide.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The scene breaks a rule of the format; nothing was computed.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// No usable GPU adapter was found.
+    #[error("no GPU adapter found ({0}); on a machine without a GPU install a software one, e.g. `apt-get install mesa-vulkan-drivers` for lavapipe, or use the cpu backend")]
+    NoAdapter(String),
+    /// The adapter refused to open a device.
+    #[error("could not open a device on adapter `{adapter}`: {reason}")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
+    /// The scene needs more than the device can hold in one buffer or dispatch.
+    #[error(
+        "scene too large for this device: {what} needs {needed}, the device allows at most {limit}"
+    )]
+    TooLarge {
+        /// What would not fit.
+        what: &'static str,
+        /// How much was needed (bytes, or workgroups).
+        needed: u64,
+        /// The device's limit.
+        limit: u64,
+    },
+    /// wgpu reported an error (validation, out of memory, internal) or the device was lost.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// Reading a file failed.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,387 @@
+//! [`GpuCollider`]: owns the pipelines and buffers of one shape library and runs a frame:
+//! upload transforms (and body infos when they change), dispatch bounds, broad and
+//! narrow phases in one submission, read back the counters and pairs once.
+//!
+//! Nothing is ever dropped: every append counts past its buffer's end, and when a
+//! count exceeds the capacity the buffers grow (to the next power of two) and the
+//! frame runs again.
+
+use std::mem::size_of;
+
+use wgpu::util::DeviceExt;
+
+use super::bounds::Bounds;
+use super::broad::Broad;
+use super::narrow::{Narrow, NarrowGroups};
+use super::readback::read_mapped;
+use super::GpuContext;
+use crate::body::Body;
+use crate::collider::{sorted_pairs, Collider, Pair};
+use crate::error::Error;
+use crate::library::{body_info, body_transform, ShapeLibrary};
+use crate::packed::{Aabb, BodyInfo, BodyTransform, Counters, DispatchArgs, Params};
+
+/// Finds colliding pairs with the WGSL pipeline.
+///
+/// ```no_run
+/// use gpu_collide::{Body, Circle, Collider, GpuCollider, GpuContext, Shape, ShapeLibrary, glam::Vec2};
+/// let gpu = GpuContext::new()?;
+/// let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))])?;
+/// let mut collider = GpuCollider::new(&gpu, library)?;
+/// let bodies = [Body::new(0, Vec2::ZERO), Body::new(0, Vec2::new(1.5, 0.0))];
+/// assert_eq!(collider.find_pairs(&bodies)?, vec![[0, 1]]);
+/// # Ok::<(), gpu_collide::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct GpuCollider {
+    context: GpuContext,
+    library: ShapeLibrary,
+    bounds: Bounds,
+    broad: Broad,
+    narrow: Narrow,
+    capacity: Capacity,
+    buffers: Buffers,
+    groups: Groups,
+    /// The body infos on the GPU, to upload them only when they change.
+    uploaded_infos: Vec<BodyInfo>,
+    /// Reused every frame so a frame allocates nothing on the host.
+    transforms: Vec<BodyTransform>,
+    infos: Vec<BodyInfo>,
+}
+
+/// How many items each growable buffer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Capacity {
+    bodies: u32,
+    candidates: u32,
+    pairs: u32,
+}
+
+/// Every buffer a frame uses; the shape library's three are uploaded once.
+#[derive(Debug)]
+pub(crate) struct Buffers {
+    pub(crate) params: wgpu::Buffer,
+    pub(crate) shapes: wgpu::Buffer,
+    pub(crate) polygon_vertices: wgpu::Buffer,
+    pub(crate) bitmask_words: wgpu::Buffer,
+    pub(crate) transforms: wgpu::Buffer,
+    pub(crate) infos: wgpu::Buffer,
+    pub(crate) aabbs: wgpu::Buffer,
+    pub(crate) candidates: wgpu::Buffer,
+    pub(crate) counters: wgpu::Buffer,
+    pub(crate) pairs: wgpu::Buffer,
+    pub(crate) narrow_dispatch: wgpu::Buffer,
+    /// Counters then pairs, copied here for the one readback.
+    pub(crate) readback: wgpu::Buffer,
+}
+
+#[derive(Debug)]
+struct Groups {
+    bounds: wgpu::BindGroup,
+    broad: wgpu::BindGroup,
+    narrow: NarrowGroups,
+}
+
+/// What one run of the pipeline found.
+struct FrameResult {
+    counters: Counters,
+    pairs: Vec<Pair>,
+}
+
+impl GpuCollider {
+    /// Compiles the pipelines and uploads the shape library, once.
+    pub fn new(context: &GpuContext, library: ShapeLibrary) -> Result<Self, Error> {
+        let context = context.clone();
+        context.clone().scoped(|| {
+            let device = &context.device;
+            let capacity = Capacity {
+                bodies: 256,
+                candidates: 4096,
+                pairs: 1024,
+            };
+            let storage = wgpu::BufferUsages::STORAGE;
+            // Runtime-sized arrays need at least one element, so empty lists get a zeroed one.
+            let upload = |label: &'static str,
+                          bytes: &[u8],
+                          fallback: usize|
+             -> Result<wgpu::Buffer, Error> {
+                let zeros = vec![0u8; fallback];
+                let contents = if bytes.is_empty() { &zeros[..] } else { bytes };
+                check_binding(device, label, contents.len() as u64)?;
+                Ok(
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents,
+                        usage: storage,
+                    }),
+                )
+            };
+            let shapes = upload(
+                "shapes",
+                bytemuck::cast_slice(&library.shapes),
+                size_of::<crate::packed::PackedShape>(),
+            )?;
+            let polygon_vertices = upload(
+                "polygon vertices",
+                bytemuck::cast_slice(&library.polygon_vertices),
+                size_of::<crate::packed::PolygonVertex>(),
+            )?;
+            let bitmask_words = upload(
+                "bitmask words",
+                bytemuck::cast_slice(&library.bitmask_words),
+                4,
+            )?;
+            let buffers = Buffers::new(device, shapes, polygon_vertices, bitmask_words, capacity)?;
+            let bounds = Bounds::new(device);
+            let broad = Broad::new(device);
+            let narrow = Narrow::new(device);
+            let groups = Groups {
+                bounds: bounds.bind(device, &buffers),
+                broad: broad.bind(device, &buffers),
+                narrow: narrow.bind(device, &buffers),
+            };
+            Ok(GpuCollider {
+                context: context.clone(),
+                library,
+                bounds,
+                broad,
+                narrow,
+                capacity,
+                buffers,
+                groups,
+                uploaded_infos: Vec::new(),
+                transforms: Vec::new(),
+                infos: Vec::new(),
+            })
+        })
+    }
+
+    /// The shape library.
+    pub fn library(&self) -> &ShapeLibrary {
+        &self.library
+    }
+
+    /// The device this collider runs on.
+    pub fn context(&self) -> &GpuContext {
+        &self.context
+    }
+
+    /// Replaces the growable buffers with ones of `capacity` and rebinds.
+    fn resize(&mut self, capacity: Capacity) -> Result<(), Error> {
+        let device = &self.context.device;
+        let b = &self.buffers;
+        self.buffers = Buffers::new(
+            device,
+            b.shapes.clone(),
+            b.polygon_vertices.clone(),
+            b.bitmask_words.clone(),
+            capacity,
+        )?;
+        self.groups = Groups {
+            bounds: self.bounds.bind(device, &self.buffers),
+            broad: self.broad.bind(device, &self.buffers),
+            narrow: self.narrow.bind(device, &self.buffers),
+        };
+        self.capacity = capacity;
+        // New body buffers hold nothing yet.
+        self.uploaded_infos.clear();
+        Ok(())
+    }
+
+    /// Uploads this frame's transforms, and the infos if they changed.
+    fn upload_bodies(&mut self, bodies: &[Body]) {
+        self.transforms.clear();
+        self.transforms.extend(bodies.iter().map(body_transform));
+        self.infos.clear();
+        self.infos.extend(bodies.iter().map(body_info));
+        let queue = &self.context.queue;
+        queue.write_buffer(
+            &self.buffers.transforms,
+            0,
+            bytemuck::cast_slice(&self.transforms),
+        );
+        if self.infos != self.uploaded_infos {
+            queue.write_buffer(&self.buffers.infos, 0, bytemuck::cast_slice(&self.infos));
+            std::mem::swap(&mut self.uploaded_infos, &mut self.infos);
+        }
+    }
+
+    /// Runs the three stages once and reads back the counters and the stored pairs.
+    fn run(&self, bodies: u32) -> Result<FrameResult, Error> {
+        let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
+        let params = Params {
+            body_count: bodies,
+            candidate_capacity: self.capacity.candidates,
+            pair_capacity: self.capacity.pairs,
+            _pad: 0,
+        };
+        queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("frame"),
+        });
+        encoder.clear_buffer(&b.counters, 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("collide"),
+                timestamp_writes: None,
+            });
+            self.bounds.dispatch(&mut pass, &self.groups.bounds, bodies);
+            self.broad.dispatch(&mut pass, &self.groups.broad, bodies);
+            self.narrow.dispatch(&mut pass, &self.groups.narrow, b);
+        }
+        let counters_size = size_of::<Counters>() as u64;
+        encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, counters_size);
+        encoder.copy_buffer_to_buffer(&b.pairs, 0, &b.readback, counters_size, b.pairs.size());
+        queue.submit([encoder.finish()]);
+        let result = read_mapped(device, &b.readback, |bytes| {
+            let (head, rest) = bytes.split_at(counters_size as usize);
+            let counters: Counters = bytemuck::pod_read_unaligned(head);
+            let stored = counters.pairs.min(self.capacity.pairs) as usize;
+            let pairs = rest[..stored * size_of::<Pair>()]
+                .chunks_exact(size_of::<Pair>())
+                .map(bytemuck::pod_read_unaligned::<Pair>)
+                .collect();
+            FrameResult { counters, pairs }
+        })?;
+        self.context.check_uncaptured()?;
+        Ok(result)
+    }
+
+    fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let count = u32::try_from(bodies.len()).map_err(|_| Error::TooLarge {
+            what: "the body count",
+            needed: bodies.len() as u64,
+            limit: u32::MAX as u64,
+        })?;
+        if count > self.capacity.bodies {
+            self.resize(Capacity {
+                bodies: grown(count),
+                ..self.capacity
+            })?;
+        }
+        self.upload_bodies(bodies);
+        loop {
+            let frame = self.run(count)?;
+            let Counters { candidates, pairs } = frame.counters;
+            if candidates <= self.capacity.candidates && pairs <= self.capacity.pairs {
+                return Ok(sorted_pairs(frame.pairs));
+            }
+            // Some did not fit: grow whatever overflowed and run the frame again.
+            let capacity = Capacity {
+                candidates: self.capacity.candidates.max(grown(candidates)),
+                pairs: self.capacity.pairs.max(grown(pairs)),
+                ..self.capacity
+            };
+            self.resize(capacity)?;
+            self.upload_bodies(bodies);
+        }
+    }
+}
+
+impl Collider for GpuCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        self.library.check_bodies(bodies)?;
+        if bodies.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let context = self.context.clone();
+        context.scoped(|| self.find_pairs_checked(bodies))
+    }
+
+    fn describe(&self) -> String {
+        format!("gpu on {}", self.context.describe())
+    }
+}
+
+/// The capacity to grow to for `count` items: the next power of two, so a growing
+/// scene reallocates a logarithmic number of times.
+fn grown(count: u32) -> u32 {
+    count.checked_next_power_of_two().unwrap_or(u32::MAX)
+}
+
+/// Fails when a buffer of `size` bytes cannot be bound as storage on this device.
+fn check_binding(device: &wgpu::Device, what: &'static str, size: u64) -> Result<(), Error> {
+    let limits = device.limits();
+    let limit = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if size > limit {
+        return Err(Error::TooLarge {
+            what,
+            needed: size,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+impl Buffers {
+    fn new(
+        device: &wgpu::Device,
+        shapes: wgpu::Buffer,
+        polygon_vertices: wgpu::Buffer,
+        bitmask_words: wgpu::Buffer,
+        capacity: Capacity,
+    ) -> Result<Self, Error> {
+        use wgpu::BufferUsages as U;
+        let make = |label: &'static str, size: u64, usage: U| -> Result<wgpu::Buffer, Error> {
+            if usage.contains(U::STORAGE) {
+                check_binding(device, label, size)?;
+            }
+            Ok(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            }))
+        };
+        let items = |n: u32, item: usize| n as u64 * item as u64;
+        let pair_bytes = items(capacity.pairs, size_of::<Pair>());
+        Ok(Buffers {
+            params: make(
+                "params",
+                size_of::<Params>() as u64,
+                U::UNIFORM | U::COPY_DST,
+            )?,
+            shapes,
+            polygon_vertices,
+            bitmask_words,
+            transforms: make(
+                "transforms",
+                items(capacity.bodies, size_of::<BodyTransform>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            infos: make(
+                "body infos",
+                items(capacity.bodies, size_of::<BodyInfo>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            aabbs: make(
+                "aabbs",
+                items(capacity.bodies, size_of::<Aabb>()),
+                U::STORAGE,
+            )?,
+            candidates: make(
+                "candidates",
+                items(capacity.candidates, size_of::<Pair>()),
+                U::STORAGE,
+            )?,
+            counters: make(
+                "counters",
+                size_of::<Counters>() as u64,
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            )?,
+            pairs: make("pairs", pair_bytes, U::STORAGE | U::COPY_SRC)?,
+            narrow_dispatch: make(
+                "narrow dispatch",
+                size_of::<DispatchArgs>() as u64,
+                U::STORAGE | U::INDIRECT,
+            )?,
+            readback: make(
+                "readback",
+                size_of::<Counters>() as u64 + pair_bytes,
+                U::MAP_READ | U::COPY_DST,
+            )?,
+        })
+    }
+}

@@ -1,0 +1,233 @@
+//! The GPU path: picking an adapter and opening a device ([`GpuContext`]), the
+//! stages' pipelines (one module each, named as their WGSL file), the one readback
+//! helper, and [`GpuCollider`], which owns the buffers and runs a frame.
+
+pub mod bounds;
+pub mod broad;
+mod collider;
+pub mod narrow;
+pub mod readback;
+
+pub use collider::GpuCollider;
+
+use std::sync::{Arc, Mutex};
+
+use crate::error::Error;
+use crate::shaders::Stage;
+
+/// A device and queue on a chosen adapter, shared by any number of colliders.
+///
+/// Cloning is cheap and shares the device.
+#[derive(Debug, Clone)]
+pub struct GpuContext {
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// What the adapter says about itself.
+    pub adapter: wgpu::AdapterInfo,
+    /// Errors wgpu reported outside any error scope, or the device's loss; checked after each frame.
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+impl GpuContext {
+    /// Opens a device on the best adapter wgpu can find: a discrete GPU first, then an
+    /// integrated one, then software ones (Vulkan before GL).
+    ///
+    /// `WGPU_BACKEND` (e.g. `vulkan`, `gl`) limits the backends tried and
+    /// `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it.
+    pub fn new() -> Result<Self, Error> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// [`GpuContext::new`], as a future.
+    pub async fn new_async() -> Result<Self, Error> {
+        let adapters = usable_adapters().await;
+        if adapters.is_empty() {
+            let backends = std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "all".into());
+            return Err(Error::NoAdapter(format!(
+                "no adapter with compute shaders on backends `{backends}`"
+            )));
+        }
+        let mut failures = Vec::new();
+        for adapter in adapters {
+            match Self::open(adapter).await {
+                Ok(context) => return Ok(context),
+                Err(error) => failures.push(error.to_string()),
+            }
+        }
+        Err(Error::NoAdapter(failures.join("; ")))
+    }
+
+    /// Opens a device on this adapter, asking for all the limits it offers.
+    pub async fn open(adapter: wgpu::Adapter) -> Result<Self, Error> {
+        let info = adapter.get_info();
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("gpu-collide"),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        };
+        let (device, queue) =
+            adapter
+                .request_device(&descriptor)
+                .await
+                .map_err(|e| Error::RequestDevice {
+                    adapter: info.name.clone(),
+                    reason: e.to_string(),
+                })?;
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        // wgpu's default handler panics; errors are values here.
+        let sink = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            if let Ok(mut errors) = sink.lock() {
+                errors.push(error.to_string());
+            }
+        }));
+        let sink = uncaptured.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut errors) = sink.lock() {
+                errors.push(format!("device lost ({reason:?}): {message}"));
+            }
+        });
+        Ok(GpuContext {
+            device,
+            queue,
+            adapter: info,
+            uncaptured,
+        })
+    }
+
+    /// One line naming the adapter, its backend, type and driver.
+    pub fn describe(&self) -> String {
+        describe_adapter(&self.adapter)
+    }
+
+    /// Fails with the first error wgpu reported outside a scope since the last check.
+    pub(crate) fn check_uncaptured(&self) -> Result<(), Error> {
+        let mut errors = self
+            .uncaptured
+            .lock()
+            .map_err(|_| Error::Gpu("error log poisoned".into()))?;
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Gpu(std::mem::take(&mut *errors).join("; ")))
+        }
+    }
+
+    /// Runs `work` with wgpu's validation, out-of-memory and internal errors captured,
+    /// and turns any of them into [`Error::Gpu`].
+    pub(crate) fn scoped<T>(&self, work: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let result = work();
+        let errors = [
+            pollster::block_on(validation.pop()),
+            pollster::block_on(memory.pop()),
+            pollster::block_on(internal.pop()),
+        ];
+        if let Some(error) = errors.into_iter().flatten().next() {
+            return Err(Error::Gpu(error.to_string()));
+        }
+        self.check_uncaptured()?;
+        result
+    }
+}
+
+/// One line naming an adapter, its backend, type and driver.
+pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
+    )
+}
+
+/// Every adapter wgpu sees on the backends `WGPU_BACKEND` allows, whether usable or not.
+pub async fn all_adapters() -> Vec<wgpu::Adapter> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    instance.enumerate_adapters(wgpu::Backends::all()).await
+}
+
+/// Adapters that can run the pipeline, best first; only those whose name contains
+/// `WGPU_ADAPTER_NAME` (case-insensitive) when it is set.
+pub async fn usable_adapters() -> Vec<wgpu::Adapter> {
+    let wanted = std::env::var("WGPU_ADAPTER_NAME")
+        .ok()
+        .map(|n| n.to_lowercase());
+    let mut adapters: Vec<wgpu::Adapter> = all_adapters()
+        .await
+        .into_iter()
+        .filter(|a| {
+            let flags = a.get_downlevel_capabilities().flags;
+            flags.contains(
+                wgpu::DownlevelFlags::COMPUTE_SHADERS | wgpu::DownlevelFlags::INDIRECT_EXECUTION,
+            )
+        })
+        .filter(|a| match &wanted {
+            Some(name) => a.get_info().name.to_lowercase().contains(name),
+            None => true,
+        })
+        .collect();
+    adapters.sort_by_key(|a| {
+        let info = a.get_info();
+        let kind = match info.device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        let backend = match info.backend {
+            wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+            _ => 1,
+        };
+        (kind, backend)
+    });
+    adapters
+}
+
+/// The compute pipeline of `entry_point` in `stage`'s module, its layout derived from the shader.
+pub(crate) fn compute_pipeline(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    entry_point: &str,
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry_point),
+        layout: None,
+        module,
+        entry_point: Some(entry_point),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// The shader module of a stage.
+pub(crate) fn shader_module(device: &wgpu::Device, stage: Stage) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(stage.name()),
+        source: wgpu::ShaderSource::Wgsl(stage.source().into()),
+    })
+}
+
+/// A bind group for group 0 of `pipeline`, each buffer whole at its binding number.
+pub(crate) fn bind_group(
+    device: &wgpu::Device,
+    pipeline: &wgpu::ComputePipeline,
+    entries: &[(u32, &wgpu::Buffer)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = entries
+        .iter()
+        .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+            binding,
+            resource: buffer.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}

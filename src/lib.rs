@@ -1,0 +1,58 @@
+//! # gpu-collide
+//!
+//! Exact 2D collision pairs for scenes of thousands to millions of bodies, computed by
+//! WGSL compute shaders through wgpu, with a CPU reference path that gives the same answer.
+//!
+//! A scene is a [`ShapeLibrary`] (convex polygons, circles and bitmasks, uploaded once)
+//! and bodies that place those shapes in the world (their positions uploaded each frame).
+//! Each frame, [`Collider::find_pairs`] returns every pair of bodies that touch or
+//! overlap and whose layer/mask filters agree, as sorted `[i, j]` with `i < j`.
+//!
+//! The pipeline, the same on both backends (see `shaders/` and [`cpu`]):
+//! 1. **bounds**: the world box of every body;
+//! 2. **broad**: candidate pairs, whose filters agree and whose boxes overlap;
+//! 3. **narrow**: the exact test of each candidate (separating axis test for polygons
+//!    and circles, row spans and word-wide ANDs for bitmasks), appending hits to a
+//!    counted buffer that grows and reruns rather than drop anything.
+//!
+//! ```
+//! use gpu_collide::{Body, Circle, Collider, CpuCollider, Polygon, Shape, ShapeLibrary, glam::Vec2};
+//!
+//! let library = ShapeLibrary::new(&[
+//!     Shape::Polygon(Polygon::rectangle(10.0, 1.0)),
+//!     Shape::Circle(Circle::new(0.5)),
+//! ])?;
+//! let bodies = [
+//!     Body::new(0, Vec2::new(0.0, 0.0)),
+//!     Body::new(0, Vec2::new(0.0, 0.0)).with_angle(std::f32::consts::FRAC_PI_2),
+//!     Body::new(1, Vec2::new(4.0, 1.2)),
+//! ];
+//! // The same code runs on the GPU with `GpuCollider::new(&GpuContext::new()?, library)?`.
+//! let mut collider = CpuCollider::new(library);
+//! assert_eq!(collider.find_pairs(&bodies)?, vec![[0, 1]]);
+//! # Ok::<(), gpu_collide::Error>(())
+//! ```
+//!
+//! Scenes can also be read from the JSON format of `spec/scene-format.md` with [`Scene::from_json`].
+
+pub mod body;
+pub mod collider;
+pub mod cpu;
+pub mod error;
+pub mod generate;
+pub mod gpu;
+pub mod library;
+pub mod packed;
+pub mod scene;
+pub mod shaders;
+pub mod shapes;
+
+pub use body::Body;
+pub use collider::{Collider, Pair};
+pub use cpu::CpuCollider;
+pub use error::{Error, Location, SceneError};
+pub use glam;
+pub use gpu::{GpuCollider, GpuContext};
+pub use library::ShapeLibrary;
+pub use scene::Scene;
+pub use shapes::{Bitmask, Circle, Polygon, Shape};

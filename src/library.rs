@@ -1,0 +1,262 @@
+//! The shape library: shapes checked against the rules of the scene format and packed
+//! once into the flat arrays both backends read (see [`crate::packed`]). Bodies are
+//! checked against it and packed every frame.
+
+use crate::body::Body;
+use crate::error::{Location, SceneError};
+use crate::packed::{
+    BodyInfo, BodyTransform, PackedShape, PolygonVertex, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
+};
+use crate::shapes::{words_per_row, Bitmask, Polygon, Shape, MAX_POLYGON_VERTICES};
+
+/// Bitmask bodies must sit on whole coordinates within this magnitude, so that
+/// their positions are exact in f32 (every integer up to 2^24 is).
+pub const MAX_BITMASK_COORDINATE: f32 = 16_777_216.0;
+
+/// Validated, packed shapes, ready to upload once and share by all bodies.
+///
+/// ```
+/// use gpu_collide::{Circle, Polygon, Shape, ShapeLibrary};
+/// let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(2.0)), Shape::Polygon(Polygon::rectangle(4.0, 1.0))]).unwrap();
+/// assert_eq!(library.len(), 2);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ShapeLibrary {
+    /// One entry per shape, in the order given.
+    pub shapes: Vec<PackedShape>,
+    /// All polygons' vertices, counter-clockwise, with edge normals.
+    pub polygon_vertices: Vec<PolygonVertex>,
+    /// All bitmasks' words.
+    pub bitmask_words: Vec<u32>,
+}
+
+impl ShapeLibrary {
+    /// Checks every shape and packs them; the first broken rule is returned, naming the shape.
+    pub fn new(shapes: &[Shape]) -> Result<Self, SceneError> {
+        let mut library = ShapeLibrary::default();
+        for (index, shape) in shapes.iter().enumerate() {
+            let location = Location::Shape(index);
+            let packed = match shape {
+                Shape::Polygon(polygon) => library.add_polygon(location, polygon)?,
+                Shape::Circle(circle) => {
+                    let r = circle.radius;
+                    if !(r.is_finite() && r > 0.0) {
+                        return Err(SceneError::new(
+                            location,
+                            "circle",
+                            format!("radius {r} must be finite and greater than 0"),
+                        ));
+                    }
+                    PackedShape {
+                        bounds_min: [-r, -r],
+                        bounds_max: [r, r],
+                        kind: SHAPE_CIRCLE,
+                        radius: r,
+                        ..PackedShape::zeroed()
+                    }
+                }
+                Shape::Bitmask(mask) => library.add_bitmask(mask),
+            };
+            library.shapes.push(packed);
+        }
+        Ok(library)
+    }
+
+    /// Number of shapes.
+    pub fn len(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// Whether the library has no shapes.
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    fn add_polygon(
+        &mut self,
+        location: Location,
+        polygon: &Polygon,
+    ) -> Result<PackedShape, SceneError> {
+        let vertices = counter_clockwise(location, &polygon.vertices)?;
+        let first = self.polygon_vertices.len() as u32;
+        let n = vertices.len();
+        let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+        for k in 0..n {
+            let (a, b) = (vertices[k], vertices[(k + 1) % n]);
+            let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+            let length = ex.hypot(ey);
+            // Counter-clockwise: the outside is on the right of each edge.
+            let normal = [(ey / length) as f32, (-ex / length) as f32];
+            let position = [a[0] as f32, a[1] as f32];
+            self.polygon_vertices
+                .push(PolygonVertex { position, normal });
+            for axis in 0..2 {
+                lo[axis] = lo[axis].min(position[axis]);
+                hi[axis] = hi[axis].max(position[axis]);
+            }
+        }
+        Ok(PackedShape {
+            bounds_min: lo,
+            bounds_max: hi,
+            kind: SHAPE_POLYGON,
+            first,
+            count: n as u32,
+            ..PackedShape::zeroed()
+        })
+    }
+
+    fn add_bitmask(&mut self, mask: &Bitmask) -> PackedShape {
+        let first = self.bitmask_words.len() as u32;
+        self.bitmask_words.extend_from_slice(mask.words());
+        // Bounds of the set cells only: an empty border costs the broad phase nothing.
+        let (mut lo, mut hi) = ([u32::MAX; 2], [0u32; 2]);
+        for r in 0..mask.height() {
+            for c in 0..mask.width() {
+                if mask.get(c, r) {
+                    lo = [lo[0].min(c), lo[1].min(r)];
+                    hi = [hi[0].max(c + 1), hi[1].max(r + 1)];
+                }
+            }
+        }
+        let (bounds_min, bounds_max) = if lo[0] == u32::MAX {
+            // No set cell: an inverted box that overlaps nothing.
+            ([f32::MAX; 2], [f32::MIN; 2])
+        } else {
+            ([lo[0] as f32, lo[1] as f32], [hi[0] as f32, hi[1] as f32])
+        };
+        PackedShape {
+            bounds_min,
+            bounds_max,
+            kind: SHAPE_BITMASK,
+            first,
+            count: mask.width(),
+            rows: mask.height(),
+            words_per_row: words_per_row(mask.width()),
+            radius: 0.0,
+        }
+    }
+
+    /// Checks bodies against the library and the rules of the format, naming the first bad body.
+    pub fn check_bodies(&self, bodies: &[Body]) -> Result<(), SceneError> {
+        for (index, body) in bodies.iter().enumerate() {
+            let location = Location::Body(index);
+            let Some(shape) = self.shapes.get(body.shape as usize) else {
+                return Err(SceneError::new(
+                    location,
+                    "shape",
+                    format!(
+                        "{} is not a shape index (the library has {} shapes)",
+                        body.shape,
+                        self.shapes.len()
+                    ),
+                ));
+            };
+            for (field, value) in [
+                ("x", body.position.x),
+                ("y", body.position.y),
+                ("angle", body.angle),
+            ] {
+                if !value.is_finite() {
+                    return Err(SceneError::new(
+                        location,
+                        field,
+                        format!("{value} is not a finite 32-bit number"),
+                    ));
+                }
+            }
+            if shape.kind == SHAPE_BITMASK {
+                if body.angle != 0.0 {
+                    return Err(SceneError::new(
+                        location,
+                        "angle",
+                        format!("a bitmask body cannot be rotated (angle {})", body.angle),
+                    ));
+                }
+                for (field, value) in [("x", body.position.x), ("y", body.position.y)] {
+                    if value.fract() != 0.0 || value.abs() > MAX_BITMASK_COORDINATE {
+                        return Err(SceneError::new(
+                            location,
+                            field,
+                            format!("a bitmask body must sit on a whole number within ±{MAX_BITMASK_COORDINATE}, not {value}"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The per-frame part of a body, with its rotation as `(cos, sin)` computed in f64.
+pub fn body_transform(body: &Body) -> BodyTransform {
+    let (sin, cos) = (body.angle as f64).sin_cos();
+    BodyTransform {
+        position: body.position.to_array(),
+        rotation: [cos as f32, sin as f32],
+    }
+}
+
+/// The rarely changing part of a body.
+pub fn body_info(body: &Body) -> BodyInfo {
+    BodyInfo {
+        shape: body.shape,
+        layer: body.layer,
+        mask: body.mask,
+        _pad: 0,
+    }
+}
+
+/// The polygon's vertices in f64, counter-clockwise, after checking the polygon rules:
+/// vertex count, finiteness, no repeated vertex, no three consecutive collinear vertices,
+/// strictly convex and winding once around (which excludes zero area and self-intersection).
+fn counter_clockwise(
+    location: Location,
+    vertices: &[glam::Vec2],
+) -> Result<Vec<[f64; 2]>, SceneError> {
+    let fail = |rule: String| Err(SceneError::new(location, "polygon", rule));
+    let n = vertices.len();
+    if !(3..=MAX_POLYGON_VERTICES).contains(&n) {
+        return fail(format!(
+            "has {n} vertices, must have 3 to {MAX_POLYGON_VERTICES}"
+        ));
+    }
+    if let Some(k) = vertices.iter().position(|v| !v.is_finite()) {
+        return fail(format!("vertex {k} is not finite"));
+    }
+    let v: Vec<[f64; 2]> = vertices.iter().map(|p| [p.x as f64, p.y as f64]).collect();
+    for k in 0..n {
+        if v[k] == v[(k + 1) % n] {
+            return fail(format!("vertex {} repeats vertex {k}", (k + 1) % n));
+        }
+    }
+    // Cross products of consecutive edges: all the same sign for a convex polygon.
+    let turn = |k: usize| {
+        let (a, b, c) = (v[(k + n - 1) % n], v[k], v[(k + 1) % n]);
+        (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+    };
+    let sign = turn(0).signum();
+    let mut total_angle = 0.0;
+    for k in 0..n {
+        let t = turn(k);
+        if t == 0.0 {
+            return fail(format!("vertex {k} is collinear with its neighbours"));
+        }
+        if t.signum() != sign {
+            return fail(format!("is not convex (vertex {k})"));
+        }
+        let (a, b, c) = (v[(k + n - 1) % n], v[k], v[(k + 1) % n]);
+        let dot = (b[0] - a[0]) * (c[0] - b[0]) + (b[1] - a[1]) * (c[1] - b[1]);
+        total_angle += t.atan2(dot);
+    }
+    // A convex polygon turns exactly once; a star (pentagram) turns twice with the same signs.
+    if (total_angle.abs() - std::f64::consts::TAU).abs() > 1e-6 {
+        return fail("is not convex: its edges wind around more than once".to_string());
+    }
+    let mut v = v;
+    if sign < 0.0 {
+        v.reverse();
+    }
+    Ok(v)
+}
+
+use bytemuck::Zeroable;

@@ -1,0 +1,45 @@
+//! The WGSL sources of the pipeline stages, each composed as: the shared constants
+//! (from [`crate::packed`]), `shaders/types.wgsl`, then the stage's own file.
+
+use crate::packed::wgsl_constants;
+
+/// A stage of the pipeline; each has one WGSL file, one host module under `gpu/`
+/// and one CPU twin under `cpu/`, all with the stage's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// World bounds of every body.
+    Bounds,
+    /// Candidate pairs.
+    Broad,
+    /// Exact tests of the candidates.
+    Narrow,
+}
+
+impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 3] = [Stage::Bounds, Stage::Broad, Stage::Narrow];
+
+    /// The stage's name, which is also its file name and main entry point.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Bounds => "bounds",
+            Stage::Broad => "broad",
+            Stage::Narrow => "narrow",
+        }
+    }
+
+    /// The complete WGSL module of the stage.
+    pub fn source(self) -> String {
+        let own = match self {
+            Stage::Bounds => include_str!("../shaders/bounds.wgsl"),
+            Stage::Broad => include_str!("../shaders/broad.wgsl"),
+            Stage::Narrow => include_str!("../shaders/narrow.wgsl"),
+        };
+        format!(
+            "{}\n{}\n{}",
+            wgsl_constants(),
+            include_str!("../shaders/types.wgsl"),
+            own
+        )
+    }
+}

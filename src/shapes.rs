@@ -1,0 +1,201 @@
+//! The shapes a body can have: convex polygons, circles and bitmasks, in local
+//! coordinates, and the rules each must follow (checked by [`crate::ShapeLibrary::new`]).
+
+use glam::Vec2;
+
+/// Most vertices a polygon may have. The separating axis test costs
+/// `O(n·m)` per polygon pair, so very large polygons are better split.
+pub const MAX_POLYGON_VERTICES: usize = 256;
+
+/// Largest bitmask width or height, in pixels.
+pub const MAX_BITMASK_SIDE: u32 = 8192;
+
+/// One shape of the library, shared by any number of bodies.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// A convex polygon.
+    Polygon(Polygon),
+    /// A circle centred on the body's origin.
+    Circle(Circle),
+    /// A 1-bit-per-pixel mask whose pixel `(c, r)` covers `[x + c, x + c + 1) × [y + r, y + r + 1)`.
+    Bitmask(Bitmask),
+}
+
+/// A convex polygon given by its vertices, in either winding.
+///
+/// ```
+/// use gpu_collide::{Polygon, glam::Vec2};
+/// let triangle = Polygon::new(vec![Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(0.0, 2.0)]);
+/// assert_eq!(triangle.vertices.len(), 3);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polygon {
+    /// The vertices in order around the polygon (clockwise or counter-clockwise).
+    pub vertices: Vec<Vec2>,
+}
+
+impl Polygon {
+    /// A polygon with these vertices. Convexity is checked when the shape library is built.
+    pub fn new(vertices: Vec<Vec2>) -> Self {
+        Polygon { vertices }
+    }
+
+    /// An axis-aligned rectangle centred on the origin.
+    pub fn rectangle(width: f32, height: f32) -> Self {
+        let (w, h) = (width / 2.0, height / 2.0);
+        Polygon::new(vec![
+            Vec2::new(-w, -h),
+            Vec2::new(w, -h),
+            Vec2::new(w, h),
+            Vec2::new(-w, h),
+        ])
+    }
+
+    /// A regular polygon with `sides` vertices on a circle of `radius` around the origin.
+    pub fn regular(sides: usize, radius: f32) -> Self {
+        let vertices = (0..sides)
+            .map(|k| {
+                let a = std::f64::consts::TAU * k as f64 / sides as f64;
+                Vec2::new(
+                    (radius as f64 * a.cos()) as f32,
+                    (radius as f64 * a.sin()) as f32,
+                )
+            })
+            .collect();
+        Polygon::new(vertices)
+    }
+}
+
+/// A circle centred on the body's origin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Circle {
+    /// The radius; finite and greater than zero.
+    pub radius: f32,
+}
+
+impl Circle {
+    /// A circle of this radius.
+    pub fn new(radius: f32) -> Self {
+        Circle { radius }
+    }
+}
+
+/// A 1-bit-per-pixel mask, packed 32 pixels to a `u32` word, each row starting on
+/// a new word (bit `k` of word `w` of a row is column `32 w + k`).
+///
+/// ```
+/// use gpu_collide::Bitmask;
+/// let mask = Bitmask::from_rows(&[".#.", "###"]).unwrap();
+/// assert!(mask.get(1, 0) && !mask.get(0, 0) && mask.get(0, 1));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bitmask {
+    width: u32,
+    height: u32,
+    words: Vec<u32>,
+}
+
+impl Bitmask {
+    /// An all-clear mask of `width × height` pixels (each from 1 to [`MAX_BITMASK_SIDE`]).
+    pub fn new(width: u32, height: u32) -> Result<Self, String> {
+        for (name, side) in [("width", width), ("height", height)] {
+            if side == 0 || side > MAX_BITMASK_SIDE {
+                return Err(format!("{name} {side} is outside 1..={MAX_BITMASK_SIDE}"));
+            }
+        }
+        let words = vec![0; words_per_row(width) as usize * height as usize];
+        Ok(Bitmask {
+            width,
+            height,
+            words,
+        })
+    }
+
+    /// A mask from row strings of `#` (set) and `.` (clear), all of the same length.
+    pub fn from_rows<S: AsRef<str>>(rows: &[S]) -> Result<Self, String> {
+        let width = rows.first().map_or(0, |r| r.as_ref().chars().count());
+        let mut mask = Bitmask::new(
+            u32::try_from(width).unwrap_or(u32::MAX),
+            u32::try_from(rows.len()).unwrap_or(u32::MAX),
+        )?;
+        for (r, row) in rows.iter().enumerate() {
+            let row = row.as_ref();
+            let len = row.chars().count();
+            if len != width {
+                return Err(format!(
+                    "row {r} has {len} characters, expected width {width}"
+                ));
+            }
+            for (c, ch) in row.chars().enumerate() {
+                match ch {
+                    '#' => mask.set(c as u32, r as u32, true),
+                    '.' => {}
+                    other => {
+                        return Err(format!(
+                            "row {r} column {c}: {other:?} is neither '#' nor '.'"
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(mask)
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels (rows).
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The packed words, row after row, [`words_per_row`] words a row.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// Whether pixel `(column, row)` is set; pixels outside the mask are clear.
+    pub fn get(&self, column: u32, row: u32) -> bool {
+        if column >= self.width || row >= self.height {
+            return false;
+        }
+        let word = self.words[self.word_index(column, row)];
+        word >> (column % 32) & 1 == 1
+    }
+
+    /// Sets or clears pixel `(column, row)`; pixels outside the mask are ignored.
+    pub fn set(&mut self, column: u32, row: u32, value: bool) {
+        if column >= self.width || row >= self.height {
+            return;
+        }
+        let index = self.word_index(column, row);
+        let bit = 1u32 << (column % 32);
+        if value {
+            self.words[index] |= bit;
+        } else {
+            self.words[index] &= !bit;
+        }
+    }
+
+    /// The rows as strings of `#` and `.`, as in the scene format.
+    pub fn to_rows(&self) -> Vec<String> {
+        (0..self.height)
+            .map(|r| {
+                (0..self.width)
+                    .map(|c| if self.get(c, r) { '#' } else { '.' })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn word_index(&self, column: u32, row: u32) -> usize {
+        (row * words_per_row(self.width) + column / 32) as usize
+    }
+}
+
+/// Words a bitmask row of `width` pixels takes.
+pub fn words_per_row(width: u32) -> u32 {
+    width.div_ceil(32)
+}
