@@ -56,3 +56,8 @@ pub use gpu::{GpuCollider, GpuContext};
 pub use library::ShapeLibrary;
 pub use scene::Scene;
 pub use shapes::{Bitmask, Circle, Polygon, Shape};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -1,5 +1,7 @@
 //! Stage 1, bounds: the world AABB of every body. Twin of `shaders/bounds.wgsl`.
 
+use glam::Vec2;
+
 use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
 
@@ -26,19 +28,17 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
         };
     }
     // Rotated vertices give the exact box; the unrotated bounds would not.
-    let mut b = Aabb {
-        min: [f32::MAX; 2],
-        max: [f32::MIN; 2],
-    };
+    let (mut lo, mut hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
     for k in 0..shape.count {
         let v = library.polygon_vertices[(shape.first + k) as usize].position;
-        let p = add(t.position, rotate(v, t.rotation));
-        for axis in 0..2 {
-            b.min[axis] = b.min[axis].min(p[axis]);
-            b.max[axis] = b.max[axis].max(p[axis]);
-        }
+        let p = Vec2::from(add(t.position, rotate(v, t.rotation)));
+        lo = lo.min(p);
+        hi = hi.max(p);
     }
-    b
+    Aabb {
+        min: lo.to_array(),
+        max: hi.to_array(),
+    }
 }
 
 /// Rotates `v` by the rotation stored as `(cos, sin)`; as WGSL `rotate`.

@@ -10,11 +10,11 @@ use std::mem::size_of;
 
 use wgpu::util::DeviceExt;
 
-use super::bounds::Bounds;
-use super::broad::Broad;
-use super::narrow::{Narrow, NarrowGroups};
+use std::sync::Arc;
+
+use super::narrow::NarrowGroups;
 use super::readback::read_mapped;
-use super::GpuContext;
+use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, Pair};
 use crate::error::Error;
@@ -36,9 +36,7 @@ use crate::packed::{Aabb, BodyInfo, BodyTransform, Counters, DispatchArgs, Param
 pub struct GpuCollider {
     context: GpuContext,
     library: ShapeLibrary,
-    bounds: Bounds,
-    broad: Broad,
-    narrow: Narrow,
+    pipelines: Arc<Pipelines>,
     capacity: Capacity,
     buffers: Buffers,
     groups: Groups,
@@ -80,6 +78,16 @@ struct Groups {
     bounds: wgpu::BindGroup,
     broad: wgpu::BindGroup,
     narrow: NarrowGroups,
+}
+
+impl Groups {
+    fn new(device: &wgpu::Device, p: &Pipelines, buffers: &Buffers) -> Self {
+        Groups {
+            bounds: p.bounds.bind(device, buffers),
+            broad: p.broad.bind(device, buffers),
+            narrow: p.narrow.bind(device, buffers),
+        }
+    }
 }
 
 /// What one run of the pipeline found.
@@ -132,20 +140,12 @@ impl GpuCollider {
                 4,
             )?;
             let buffers = Buffers::new(device, shapes, polygon_vertices, bitmask_words, capacity)?;
-            let bounds = Bounds::new(device);
-            let broad = Broad::new(device);
-            let narrow = Narrow::new(device);
-            let groups = Groups {
-                bounds: bounds.bind(device, &buffers),
-                broad: broad.bind(device, &buffers),
-                narrow: narrow.bind(device, &buffers),
-            };
+            let pipelines = context.pipelines();
+            let groups = Groups::new(device, &pipelines, &buffers);
             Ok(GpuCollider {
                 context: context.clone(),
                 library,
-                bounds,
-                broad,
-                narrow,
+                pipelines,
                 capacity,
                 buffers,
                 groups,
@@ -177,11 +177,7 @@ impl GpuCollider {
             b.bitmask_words.clone(),
             capacity,
         )?;
-        self.groups = Groups {
-            bounds: self.bounds.bind(device, &self.buffers),
-            broad: self.broad.bind(device, &self.buffers),
-            narrow: self.narrow.bind(device, &self.buffers),
-        };
+        self.groups = Groups::new(device, &self.pipelines, &self.buffers);
         self.capacity = capacity;
         // New body buffers hold nothing yet.
         self.uploaded_infos.clear();
@@ -225,9 +221,10 @@ impl GpuCollider {
                 label: Some("collide"),
                 timestamp_writes: None,
             });
-            self.bounds.dispatch(&mut pass, &self.groups.bounds, bodies);
-            self.broad.dispatch(&mut pass, &self.groups.broad, bodies);
-            self.narrow.dispatch(&mut pass, &self.groups.narrow, b);
+            let p = &self.pipelines;
+            p.bounds.dispatch(&mut pass, &self.groups.bounds, bodies);
+            p.broad.dispatch(&mut pass, &self.groups.broad, bodies);
+            p.narrow.dispatch(&mut pass, &self.groups.narrow, b);
         }
         let counters_size = size_of::<Counters>() as u64;
         encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, counters_size);

@@ -10,7 +10,7 @@ pub mod readback;
 
 pub use collider::GpuCollider;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::shaders::Stage;
@@ -28,6 +28,16 @@ pub struct GpuContext {
     pub adapter: wgpu::AdapterInfo,
     /// Errors wgpu reported outside any error scope, or the device's loss; checked after each frame.
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// The stages' pipelines, compiled once per device on first use and shared by all colliders.
+    pipelines: Arc<OnceLock<Arc<Pipelines>>>,
+}
+
+/// The compiled pipelines of every stage.
+#[derive(Debug)]
+pub(crate) struct Pipelines {
+    pub(crate) bounds: bounds::Bounds,
+    pub(crate) broad: broad::Broad,
+    pub(crate) narrow: narrow::Narrow,
 }
 
 impl GpuContext {
@@ -94,7 +104,21 @@ impl GpuContext {
             queue,
             adapter: info,
             uncaptured,
+            pipelines: Arc::default(),
         })
+    }
+
+    /// The pipelines, compiled on first use.
+    pub(crate) fn pipelines(&self) -> Arc<Pipelines> {
+        self.pipelines
+            .get_or_init(|| {
+                Arc::new(Pipelines {
+                    bounds: bounds::Bounds::new(&self.device),
+                    broad: broad::Broad::new(&self.device),
+                    narrow: narrow::Narrow::new(&self.device),
+                })
+            })
+            .clone()
     }
 
     /// One line naming the adapter, its backend, type and driver.

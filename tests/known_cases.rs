@@ -1,0 +1,343 @@
+//! Hand-made cases with known answers, one or more for every pair of shape kinds.
+//! Each runs on the CPU reference, on the GPU and through the independent f64 oracle;
+//! all three must give exactly the expected pairs.
+
+use serde_json::{json, Value};
+
+use crate::oracle;
+use crate::support::{cpu_pairs, gpu, gpu_pairs};
+use gpu_collide::{Pair, Scene};
+
+const SQRT_HALF: f64 = std::f64::consts::FRAC_1_SQRT_2;
+
+fn rect(w: f64, h: f64) -> Value {
+    let (w, h) = (w / 2.0, h / 2.0);
+    json!({"polygon": [[-w, -h], [w, -h], [w, h], [-w, h]]})
+}
+
+fn body(shape: u32, x: f64, y: f64) -> Value {
+    json!({"shape": shape, "x": x, "y": y})
+}
+
+fn turned(shape: u32, x: f64, y: f64, angle: f64) -> Value {
+    json!({"shape": shape, "x": x, "y": y, "angle": angle})
+}
+
+fn filtered(shape: u32, x: f64, y: f64, layer: u32, mask: u32) -> Value {
+    json!({"shape": shape, "x": x, "y": y, "layer": layer, "mask": mask})
+}
+
+fn bitmask(rows: &[&str]) -> Value {
+    json!({"bitmask": {"width": rows[0].len(), "height": rows.len(), "rows": rows}})
+}
+
+/// Runs the scene on every backend and the oracle; all must find exactly `expected`.
+/// `touching` lists expected pairs that only touch (the oracle puts them in the band).
+fn check(name: &str, shapes: Vec<Value>, bodies: Vec<Value>, expected: &[Pair], touching: &[Pair]) {
+    let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
+    let scene = Scene::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(cpu_pairs(&scene), expected, "{name}: cpu");
+    if let Some(context) = gpu() {
+        assert_eq!(gpu_pairs(&context, &scene), expected, "{name}: gpu");
+    }
+    let truth = oracle::oracle(&text);
+    for pair in expected {
+        let p = (pair[0], pair[1]);
+        if touching.contains(pair) {
+            assert!(
+                truth.band.contains(&p),
+                "{name}: oracle should see {p:?} touch"
+            );
+        } else {
+            assert!(
+                truth.pairs.contains(&p) && !truth.band.contains(&p),
+                "{name}: oracle misses {p:?}"
+            );
+        }
+    }
+    let expected: Vec<(u32, u32)> = expected.iter().map(|p| (p[0], p[1])).collect();
+    for p in &truth.pairs {
+        assert!(
+            expected.contains(p),
+            "{name}: oracle finds unexpected {p:?}"
+        );
+    }
+}
+
+#[test]
+fn bars_crossing_as_a_plus_sign() {
+    // No vertex of either bar is inside the other: only the edges cross.
+    let half_turn = std::f64::consts::FRAC_PI_2;
+    check(
+        "plus",
+        vec![rect(10.0, 1.0)],
+        vec![
+            turned(0, 0.0, 0.0, 0.0),
+            turned(0, 0.0, 0.0, half_turn),
+            turned(0, 16000.5, -16000.25, 0.0),
+            turned(0, 16000.5, -16000.25, half_turn),
+            // A vertical bar beside the cross, 0.5 clear of the horizontal bar's end.
+            turned(0, 6.0, 6.0, half_turn),
+        ],
+        &[[0, 1], [2, 3]],
+        &[],
+    );
+}
+
+#[test]
+fn circle_off_a_squares_corner() {
+    // The centre lies on the corner's diagonal: the square's own normals see overlap,
+    // only the axis to the nearest vertex sees the 0.05 gap.
+    let gap = |g: f64| 1.0 + (1.0 + g) * SQRT_HALF;
+    check(
+        "corner",
+        vec![rect(2.0, 2.0), json!({"circle": 1.0})],
+        vec![
+            body(0, 0.0, 0.0),
+            body(1, gap(0.05), gap(0.05)),
+            body(0, 100.0, 0.0),
+            body(1, 100.0 + gap(-0.05), gap(-0.05)),
+            // Straight off an edge, 0.05 clear.
+            body(0, 200.0, 0.0),
+            body(1, 202.05, 0.0),
+        ],
+        &[[2, 3]],
+        &[],
+    );
+}
+
+#[test]
+fn touching_edges_and_circles_collide() {
+    check(
+        "touching",
+        vec![rect(2.0, 2.0), json!({"circle": 1.0})],
+        vec![
+            body(0, 0.0, 0.0),
+            body(0, 2.0, 0.0),
+            body(1, 0.0, 10.0),
+            body(1, 2.0, 10.0),
+            body(0, 0.0, 20.0),
+            body(1, 2.0, 20.0),
+            // 0.05 apart: no contact.
+            body(0, 10.0, 30.0),
+            body(0, 12.05, 30.0),
+        ],
+        &[[0, 1], [2, 3], [4, 5]],
+        &[[0, 1], [2, 3], [4, 5]],
+    );
+}
+
+#[test]
+fn full_containment() {
+    check(
+        "containment",
+        vec![
+            rect(100.0, 100.0),
+            json!({"polygon": [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]}),
+            json!({"circle": 1.0}),
+            json!({"circle": 50.0}),
+        ],
+        vec![
+            body(0, 0.0, 0.0),
+            body(1, 10.0, 10.0),
+            body(2, -20.0, 5.0),
+            body(3, 500.0, 500.0),
+            body(1, 505.0, 495.0),
+            body(0, 560.0, 500.0),
+        ],
+        &[[0, 1], [0, 2], [3, 4], [3, 5]],
+        &[],
+    );
+}
+
+#[test]
+fn identical_bodies_collide() {
+    check(
+        "identical",
+        vec![
+            json!({"polygon": [[0.0, 0.0], [3.0, 0.5], [1.0, 2.0]]}),
+            json!({"circle": 0.25}),
+            bitmask(&["#.", ".#"]),
+        ],
+        vec![
+            turned(0, 5.0, 5.0, 0.7),
+            turned(0, 5.0, 5.0, 0.7),
+            body(1, 20.0, 0.0),
+            body(1, 20.0, 0.0),
+            body(2, 40.0, 0.0),
+            body(2, 40.0, 0.0),
+        ],
+        &[[0, 1], [2, 3], [4, 5]],
+        &[],
+    );
+}
+
+#[test]
+fn slivers() {
+    check(
+        "sliver",
+        vec![rect(20.0, 0.01), rect(2.0, 2.0)],
+        vec![
+            turned(0, 0.0, 0.0, 0.3),
+            body(1, 3.0, 0.5),
+            // Parallel to the square's top edge, 0.1 above it.
+            body(0, 100.0, 1.105),
+            body(1, 100.0, 0.0),
+        ],
+        &[[0, 1]],
+        &[],
+    );
+}
+
+#[test]
+fn bitmasks_at_negative_offsets() {
+    // Mask 0 is 33 wide: its column 32 sits in a second word.
+    let mut row0 = ".".repeat(32);
+    row0.push('#');
+    let mut row1 = "#".to_string();
+    row1.push_str(&".".repeat(32));
+    check(
+        "negative",
+        vec![
+            bitmask(&[&row0, &row1]),
+            bitmask(&["#"]),
+            json!({"circle": 0.4}),
+        ],
+        vec![
+            body(0, -40.0, -7.0),
+            // Cell (32, 0) of mask 0 is the world cell [-8, -7] x [-7, -6].
+            body(1, -8.0, -7.0),
+            // One to the right: shares only an edge.
+            body(1, -7.0, -7.0),
+            // Inside cell (0, 1), the world cell [-40, -39] x [-6, -5].
+            body(2, -39.5, -5.5),
+            // 0.1 clear of that cell.
+            body(2, -38.5, -5.5),
+        ],
+        &[[0, 1], [0, 3]],
+        &[],
+    );
+}
+
+#[test]
+fn bitmask_widths_not_multiple_of_32() {
+    let a = format!("#{}#", ".".repeat(43)); // 45 wide, columns 0 and 44
+    let b = format!("{}#", ".".repeat(69)); // 70 wide, column 69
+    let wide = format!("{}#{}", ".".repeat(40), ".".repeat(29)); // 70 wide, column 40
+    check(
+        "widths",
+        vec![bitmask(&[&a]), bitmask(&[&b]), bitmask(&[&wide])],
+        vec![
+            body(0, 1000.0, 0.0),
+            // Column 69 of mask 1 lands on column 44 of mask 0.
+            body(1, 1000.0 + 44.0 - 69.0, 0.0),
+            // One further right: it lands beyond mask 0's last column.
+            body(1, 1000.0 + 45.0 - 69.0, 10.0),
+            body(0, 1000.0, 10.0),
+            // Column 40 of mask 2 lands on column 0 of mask 0; the frames overlap widely elsewhere.
+            body(2, 1000.0 - 40.0, 20.0),
+            body(0, 1000.0, 20.0),
+        ],
+        &[[0, 1], [4, 5]],
+        &[],
+    );
+}
+
+#[test]
+fn filters_that_exclude_one_direction_only() {
+    check(
+        "filters",
+        vec![json!({"circle": 1.0})],
+        vec![
+            filtered(0, 0.0, 0.0, 1, 2),
+            // Body 0 accepts layer 2, but body 1 accepts nothing.
+            filtered(0, 0.0, 0.0, 2, 0),
+            // Each accepts the other's layer.
+            filtered(0, 0.0, 0.0, 2, 1),
+        ],
+        &[[0, 2]],
+        &[],
+    );
+}
+
+#[test]
+fn shapes_in_a_bitmask_hole() {
+    // The hole is the world cell [1, 2] x [1, 2]; inner bodies do not test each other.
+    let wall = |s: u32| filtered(s, 0.0, 0.0, 1, 2);
+    let inside = |s: u32, angle: f64| json!({"shape": s, "x": 1.5, "y": 1.5, "angle": angle, "layer": 2, "mask": 1});
+    check(
+        "hole",
+        vec![
+            bitmask(&["###", "#.#", "###"]),
+            rect(0.8, 0.8),
+            json!({"circle": 0.4}),
+            json!({"circle": 0.6}),
+        ],
+        vec![
+            wall(0),
+            inside(1, 0.0),
+            // Turned 45 degrees its corners reach 0.566 from the centre: into the walls.
+            inside(1, std::f64::consts::FRAC_PI_4),
+            inside(2, 0.0),
+            inside(3, 0.0),
+        ],
+        &[[0, 2], [0, 4]],
+        &[],
+    );
+}
+
+#[test]
+fn circle_and_polygon_against_bitmask_corners() {
+    let off = |g: f64| 1.0 + (1.0 + g) * SQRT_HALF;
+    let diamond = json!({"polygon": [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]});
+    check(
+        "mask corners",
+        vec![bitmask(&["#"]), json!({"circle": 1.0}), diamond],
+        vec![
+            body(0, 0.0, 0.0),
+            body(1, off(0.05), off(0.05)),
+            body(0, 10.0, 0.0),
+            body(1, 10.0 + off(-0.05), off(-0.05)),
+            // A diamond whose tip points at the cell's right edge, 0.05 away, then 0.04 into it.
+            body(0, 20.0, 0.0),
+            body(2, 22.05, 0.5),
+            body(0, 30.0, 0.0),
+            body(2, 31.96, 0.5),
+        ],
+        &[[2, 3], [6, 7]],
+        &[],
+    );
+}
+
+#[test]
+fn empty_and_single_body_scenes_have_no_pairs() {
+    check("empty", vec![], vec![], &[], &[]);
+    check(
+        "single",
+        vec![json!({"circle": 1.0})],
+        vec![body(0, 0.0, 0.0)],
+        &[],
+        &[],
+    );
+}
+
+#[test]
+fn large_bitmask_against_a_polygon_and_a_circle() {
+    // A 300 x 200 frame with one set pixel, far from its origin.
+    let mut rows = vec![".".repeat(300); 200];
+    rows[150].replace_range(250..251, "#");
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    check(
+        "large mask",
+        vec![bitmask(&rows), rect(1.0, 1.0), json!({"circle": 0.5})],
+        vec![
+            body(0, -100.0, -100.0),
+            // The pixel is the world cell [150, 151] x [50, 51].
+            turned(1, 150.5, 49.6, 0.2),
+            body(2, 152.0, 50.5),
+            body(2, 151.45, 50.5),
+        ],
+        &[[0, 1], [0, 3], [2, 3]],
+        &[],
+    );
+}

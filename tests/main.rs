@@ -1,0 +1,14 @@
+//! The test suite, one binary: every module below is a file beside this one.
+//!
+//! GPU tests run on whatever adapter `GpuContext::new` picks (WGPU_BACKEND and
+//! WGPU_ADAPTER_NAME choose). Without an adapter they fail under CI=true and are
+//! skipped, loudly, on a developer's machine.
+
+mod cli;
+mod cross_check;
+mod known_cases;
+mod oracle;
+mod properties;
+mod scene_errors;
+mod shaders;
+mod support;

@@ -1,0 +1,265 @@
+//! Every kind of malformed scene the format excludes is refused whole, with a message
+//! naming the shape or body, the field and the rule; nothing panics.
+
+use gpu_collide::{Body, Collider, CpuCollider, Scene, ShapeLibrary};
+
+/// (scene, words the message must contain).
+const MALFORMED: &[(&str, &[&str])] = &[
+    ("{", &["scene", "JSON"]),
+    ("[]", &["scene", "object"]),
+    (
+        r###"{"shapes": 3, "bodies": []}"###,
+        &["scene", "shapes", "list"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": {}}"###,
+        &["scene", "bodies", "list"],
+    ),
+    (
+        r###"{"shapes": [{}], "bodies": []}"###,
+        &["shape 0", "exactly one"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1, "polygon": [[0,0],[1,0],[0,1]]}], "bodies": []}"###,
+        &["shape 0", "exactly one"],
+    ),
+    (
+        r###"{"shapes": [{"square": 1}], "bodies": []}"###,
+        &["shape 0", "exactly one"],
+    ),
+    (
+        r###"{"shapes": [7], "bodies": []}"###,
+        &["shape 0", "object"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 0}], "bodies": []}"###,
+        &["shape 0", "circle", "greater than 0"],
+    ),
+    (
+        r###"{"shapes": [{"circle": -2}], "bodies": []}"###,
+        &["shape 0", "circle"],
+    ),
+    (
+        r###"{"shapes": [{"circle": "big"}], "bodies": []}"###,
+        &["shape 0", "circle", "number"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1e39}], "bodies": []}"###,
+        &["shape 0", "circle", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}, {"polygon": [[0,0],[1,0]]}], "bodies": []}"###,
+        &["shape 1", "polygon", "3 to"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": [[0,0],[1,0],[1,1],[0.2,0.5],[0,1]]}], "bodies": []}"###,
+        &["shape 0", "polygon", "convex"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": [[0,0],[1,0],[2,0]]}], "bodies": []}"###,
+        &["shape 0", "polygon", "collinear"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": [[0,0],[1,0],[2,0],[1,1]]}], "bodies": []}"###,
+        &["shape 0", "polygon", "collinear"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": [[0,0],[1,0],[1,0],[0,1]]}], "bodies": []}"###,
+        &["shape 0", "polygon", "repeats"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": [[0,0],[2,0],[1,0]]}], "bodies": []}"###,
+        &["shape 0", "polygon"],
+    ),
+    // A pentagram: every turn has the same sign, but it winds twice.
+    (
+        r###"{"shapes": [{"polygon": [[0,10],[5.9,-8.1],[-9.5,3.1],[9.5,3.1],[-5.9,-8.1]]}], "bodies": []}"###,
+        &["shape 0", "polygon", "convex"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": [[0,0],[1,0],[0]]}], "bodies": []}"###,
+        &["shape 0", "polygon", "vertex 2"],
+    ),
+    (
+        r###"{"shapes": [{"polygon": "triangle"}], "bodies": []}"###,
+        &["shape 0", "polygon"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 2, "height": 1, "rows": ["#"]}}], "bodies": []}"###,
+        &["shape 0", "rows", "width"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 2, "height": 2, "rows": ["##"]}}], "bodies": []}"###,
+        &["shape 0", "rows", "height"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 2, "height": 2, "rows": ["##", "#"]}}], "bodies": []}"###,
+        &["shape 0", "rows", "row 1"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 2, "height": 1, "rows": ["#x"]}}], "bodies": []}"###,
+        &["shape 0", "rows", "'x'"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 0, "height": 1, "rows": [""]}}], "bodies": []}"###,
+        &["shape 0", "width"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 0, "rows": []}}], "bodies": []}"###,
+        &["shape 0", "height"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1.5, "height": 1, "rows": ["#"]}}], "bodies": []}"###,
+        &["shape 0", "width", "whole"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1}}], "bodies": []}"###,
+        &["shape 0", "rows", "required"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": [5]}}], "bodies": []}"###,
+        &["shape 0", "rows", "string"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"x": 0, "y": 0}]}"###,
+        &["body 0", "shape", "required"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 1, "x": 0, "y": 0}]}"###,
+        &["body 0", "shape", "not a shape index"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": -1, "x": 0, "y": 0}]}"###,
+        &["body 0", "shape"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0.5, "x": 0, "y": 0}]}"###,
+        &["body 0", "shape", "whole"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "y": 0}]}"###,
+        &["body 0", "x", "required"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0}]}"###,
+        &["body 0", "y", "required"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0}, {"shape": 0, "x": "1", "y": 0}]}"###,
+        &["body 1", "x", "number"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 1e300, "y": 0}]}"###,
+        &["body 0", "x", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "angle": null}]}"###,
+        &["body 0", "angle", "number"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "layer": -1}]}"###,
+        &["body 0", "layer"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "layer": 4294967296}]}"###,
+        &["body 0", "layer", "4294967295"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "mask": 1.5}]}"###,
+        &["body 0", "mask", "whole"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "mask": "all"}]}"###,
+        &["body 0", "mask"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0.5, "y": 0}]}"###,
+        &["body 0", "x", "whole"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0, "y": 3.0000000001}]}"###,
+        &["body 0", "y", "whole"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0, "y": 0, "angle": 0.1}]}"###,
+        &["body 0", "angle", "bitmask"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [5]}"###,
+        &["body 0", "object"],
+    ),
+];
+
+#[test]
+fn malformed_scenes_are_refused_with_a_clear_message() {
+    for (text, words) in MALFORMED {
+        let error = Scene::from_json(text)
+            .map(|_| ())
+            .expect_err(&format!("should refuse {text}"));
+        let message = error.to_string();
+        for word in *words {
+            assert!(
+                message.contains(word),
+                "{text}\n  gave `{message}`, which lacks `{word}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn valid_scenes_are_accepted() {
+    for text in [
+        r###"{"shapes": [], "bodies": []}"###,
+        "{}",
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 1, "y": 2, "angle": 12345.678, "layer": 0, "mask": 4294967295}]}"###,
+        // Clockwise winding is accepted and normalised.
+        r###"{"shapes": [{"polygon": [[0,0],[0,1],[1,1],[1,0]]}], "bodies": []}"###,
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": -16384, "y": 3.0, "angle": 0}]}"###,
+    ] {
+        Scene::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}
+
+#[test]
+fn unknown_fields_are_warned_about_not_silently_dropped() {
+    let parsed = Scene::from_json_with_warnings(
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "angel": 1}], "note": "hi"}"###,
+    )
+    .expect("valid");
+    assert_eq!(parsed.warnings.len(), 2, "{:?}", parsed.warnings);
+    assert!(parsed
+        .warnings
+        .iter()
+        .any(|w| w.contains("body 0") && w.contains("angel")));
+}
+
+#[test]
+fn bodies_breaking_rules_are_refused_by_the_library_api() {
+    let scene = Scene::from_json(
+        r###"{"shapes": [{"circle": 1}, {"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": []}"###,
+    )
+    .expect("valid");
+    let library = ShapeLibrary::new(&scene.shapes).expect("valid shapes");
+    let mut collider = CpuCollider::new(library);
+    let cases = [
+        (Body::new(2, glam::Vec2::ZERO), "shape"),
+        (Body::new(0, glam::Vec2::new(f32::NAN, 0.0)), "x"),
+        (
+            Body::new(0, glam::Vec2::ZERO).with_angle(f32::INFINITY),
+            "angle",
+        ),
+        (Body::new(1, glam::Vec2::new(0.5, 0.0)), "whole"),
+        (Body::new(1, glam::Vec2::ZERO).with_angle(1.0), "rotated"),
+    ];
+    for (bad, word) in cases {
+        let bodies = [Body::new(0, glam::Vec2::ZERO), bad];
+        let message = collider
+            .find_pairs(&bodies)
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            message.contains("body 1") && message.contains(word),
+            "{message}"
+        );
+    }
+}

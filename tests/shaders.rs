@@ -1,0 +1,110 @@
+//! Every shader parses and validates with naga, with no adapter; every uploaded Rust
+//! struct has the size and field offsets of the WGSL struct it mirrors.
+
+use std::mem::{offset_of, size_of};
+
+use gpu_collide::packed::*;
+use gpu_collide::shaders::Stage;
+
+fn module(stage: Stage) -> naga::Module {
+    let source = stage.source();
+    naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&source)))
+}
+
+#[test]
+fn every_stage_parses_and_validates() {
+    for stage in Stage::ALL {
+        let module = module(stage);
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&stage.source())));
+        assert!(
+            module.entry_points.iter().any(|e| e.name == stage.name()),
+            "{} has no entry point of its name",
+            stage.name()
+        );
+    }
+}
+
+/// (size, [(member name, offset)]) of a WGSL struct, as naga lays it out.
+fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
+    let module = module(Stage::Narrow);
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layout");
+    for (handle, ty) in module.types.iter() {
+        if ty.name.as_deref() == Some(name) {
+            if let naga::TypeInner::Struct { members, .. } = &ty.inner {
+                let offsets = members
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                    .collect();
+                return (layouter[handle].size, offsets);
+            }
+        }
+    }
+    panic!("no WGSL struct {name}");
+}
+
+macro_rules! assert_mirrors {
+    ($rust:ty, $wgsl:literal, [$($field:ident),*]) => {{
+        let (size, offsets) = wgsl_layout($wgsl);
+        assert_eq!(size as usize, size_of::<$rust>(), "size of {}", $wgsl);
+        let rust_offsets = vec![$((stringify!($field).to_string(), offset_of!($rust, $field) as u32)),*];
+        assert_eq!(offsets, rust_offsets, "field offsets of {}", $wgsl);
+    }};
+}
+
+#[test]
+fn rust_structs_mirror_wgsl_structs() {
+    assert_mirrors!(
+        PackedShape,
+        "PackedShape",
+        [
+            bounds_min,
+            bounds_max,
+            kind,
+            first,
+            count,
+            rows,
+            words_per_row,
+            radius
+        ]
+    );
+    assert_mirrors!(PolygonVertex, "PolygonVertex", [position, normal]);
+    assert_mirrors!(BodyTransform, "BodyTransform", [position, rotation]);
+    assert_mirrors!(BodyInfo, "BodyInfo", [shape, layer, mask, _pad]);
+    assert_mirrors!(Aabb, "Aabb", [min, max]);
+    assert_mirrors!(
+        Params,
+        "Params",
+        [body_count, candidate_capacity, pair_capacity, _pad]
+    );
+    assert_mirrors!(Counters, "Counters", [candidates, pairs]);
+    assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
+}
+
+#[test]
+fn dispatch_size_covers_every_item_within_limits() {
+    for items in [
+        0,
+        1,
+        63,
+        64,
+        65,
+        2_097_152,
+        2_097_153,
+        10_000_000,
+        u32::MAX - 64,
+    ] {
+        let (x, y) = dispatch_size(items);
+        assert!(x <= 65535 && y <= 65535, "{items}: {x} x {y}");
+        let threads = x as u64 * y as u64 * WORKGROUP_SIZE as u64;
+        assert!(threads >= items as u64, "{items} items, {threads} threads");
+        // The kernel's index formula reaches past the last item only in the last row.
+        assert!(threads < items as u64 + (DISPATCH_WIDTH * WORKGROUP_SIZE) as u64);
+    }
+}

@@ -1,0 +1,47 @@
+//! Shared test helpers: the one GPU device of the test run, and running a scene on
+//! every backend.
+
+use std::sync::OnceLock;
+
+use gpu_collide::{Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene};
+
+/// The device all GPU tests share, or `None` on a developer machine without an adapter.
+/// Under `CI=true` a missing adapter fails the test: CI must really run the GPU tests.
+pub fn gpu() -> Option<GpuContext> {
+    static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
+    let context = CONTEXT.get_or_init(|| {
+        let context = GpuContext::new().map_err(|e| e.to_string());
+        match &context {
+            Ok(c) => eprintln!("GPU tests run on adapter: {}", c.describe()),
+            Err(e) => eprintln!(
+                "\n!!!!!!!! NO GPU ADAPTER: GPU TESTS ARE SKIPPED ({e}) !!!!!!!!\n\
+                 !!!!!!!! install one: apt-get install -y mesa-vulkan-drivers !!!!!!!!\n"
+            ),
+        }
+        context
+    });
+    match context {
+        Ok(c) => Some(c.clone()),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("no GPU adapter under CI=true, so the GPU tests cannot run: {e}")
+        }
+        Err(_) => None,
+    }
+}
+
+/// Pairs from the CPU reference.
+pub fn cpu_pairs(scene: &Scene) -> Vec<Pair> {
+    let library = scene.validate().expect("test scene is valid");
+    CpuCollider::new(library)
+        .find_pairs(&scene.bodies)
+        .expect("cpu backend runs")
+}
+
+/// Pairs from the GPU.
+pub fn gpu_pairs(context: &GpuContext, scene: &Scene) -> Vec<Pair> {
+    let library = scene.validate().expect("test scene is valid");
+    GpuCollider::new(context, library)
+        .expect("gpu collider builds")
+        .find_pairs(&scene.bodies)
+        .expect("gpu backend runs")
+}
