@@ -18,6 +18,35 @@ pub trait Collider {
 
     /// A short description of the backend (and adapter), for logs.
     fn describe(&self) -> String;
+
+    /// What the last call to [`Collider::find_pairs`] did, as far as the backend knows.
+    fn last_frame(&self) -> FrameStats {
+        FrameStats::default()
+    }
+}
+
+/// Statistics of one frame, for benchmarks and logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameStats {
+    /// Candidate pairs the broad phase handed to the narrow phase.
+    pub candidates: Option<u64>,
+    /// Time per stage, where the backend can measure it (GPU timestamp queries).
+    pub stages: Option<StageTimes>,
+}
+
+/// Milliseconds spent per stage of one frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StageTimes {
+    /// Writing the frame's transforms (and changed body infos).
+    pub upload: f64,
+    /// World bounds (and, for the grid, cell assignment).
+    pub bounds: f64,
+    /// Candidate pairs.
+    pub broad: f64,
+    /// Exact tests.
+    pub narrow: f64,
+    /// Copying and mapping the pairs back.
+    pub readback: f64,
 }
 
 /// Pairs sorted ascending, as the format prints them.

@@ -120,3 +120,134 @@ fn random_bitmask(rng: &mut Pcg64, width: u32) -> Bitmask {
     mask.set(width / 2, height / 2, true);
     mask
 }
+
+/// Layer bit of the player in [`BulletHell`] scenes.
+pub const LAYER_PLAYER: u32 = 1;
+/// Layer bit of enemies.
+pub const LAYER_ENEMY: u32 = 2;
+/// Layer bit of the player's bullets.
+pub const LAYER_PLAYER_BULLET: u32 = 4;
+/// Layer bit of the enemies' bullets.
+pub const LAYER_ENEMY_BULLET: u32 = 8;
+
+/// A bullet-hell frame generator: one player, about 1% enemies (polygons of 3 to 10
+/// vertices), and bullets (small circles and thin polygons) from both sides. Filters
+/// let the player meet enemies and their bullets, enemies meet the player and the
+/// player's bullets, and bullets never meet bullets. [`BulletHell::step`] moves
+/// everything, so no frame repeats the last.
+///
+/// ```
+/// use gpu_collide::generate::BulletHell;
+/// let mut game = BulletHell::new(10_000, 7);
+/// let first = game.scene.bodies[5].position;
+/// game.step(1.0 / 60.0);
+/// assert_ne!(game.scene.bodies[5].position, first);
+/// ```
+#[derive(Debug, Clone)]
+pub struct BulletHell {
+    /// Shapes and the bodies where they are this frame.
+    pub scene: Scene,
+    /// Each body's velocity, units per second.
+    pub velocities: Vec<Vec2>,
+    /// Bodies live in `[-half_size, half_size]²` and wrap around its edges.
+    pub half_size: f32,
+}
+
+impl BulletHell {
+    /// A scene of `bodies` bodies (at least one, the player), the same for the same seed.
+    /// About one body per 25 × 25 units, so a million bodies stay within ±12500.
+    pub fn new(bodies: usize, seed: u64) -> Self {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let bodies = bodies.max(1);
+        let half_size = (bodies as f32 * 625.0).sqrt() / 2.0;
+        let mut shapes = vec![
+            // 0: the player's ship.
+            Shape::Polygon(Polygon::new(vec![
+                Vec2::new(0.0, 10.0),
+                Vec2::new(-7.0, -6.0),
+                Vec2::new(-3.0, -8.0),
+                Vec2::new(3.0, -8.0),
+                Vec2::new(7.0, -6.0),
+            ])),
+            // 1-3: bullets.
+            Shape::Circle(Circle::new(1.5)),
+            Shape::Circle(Circle::new(3.0)),
+            Shape::Polygon(Polygon::rectangle(1.0, 6.0)),
+        ];
+        let enemy_shapes = shapes.len()..shapes.len() + 8;
+        for k in 0..8 {
+            let sides = 3 + k % 8; // 3 to 10 vertices
+            shapes.push(Shape::Polygon(Polygon::regular(
+                sides,
+                rng.random_range(8.0..24.0),
+            )));
+        }
+        let place = |rng: &mut Pcg64| {
+            Vec2::new(
+                rng.random_range(-half_size..half_size),
+                rng.random_range(-half_size..half_size),
+            )
+        };
+        let mut scene_bodies = Vec::with_capacity(bodies);
+        let mut velocities = Vec::with_capacity(bodies);
+        let everything = LAYER_ENEMY | LAYER_ENEMY_BULLET;
+        scene_bodies.push(Body::new(0, Vec2::ZERO).with_filter(LAYER_PLAYER, everything));
+        velocities.push(Vec2::new(40.0, 25.0));
+        let enemies = (bodies / 100).max(1).min(bodies - 1);
+        for _ in 0..enemies {
+            let shape = rng.random_range(enemy_shapes.clone()) as u32;
+            let body = Body::new(shape, place(&mut rng))
+                .with_angle(rng.random_range(-3.1..3.1))
+                .with_filter(LAYER_ENEMY, LAYER_PLAYER | LAYER_PLAYER_BULLET);
+            scene_bodies.push(body);
+            velocities.push(Vec2::new(
+                rng.random_range(-20.0..20.0),
+                rng.random_range(-20.0..20.0),
+            ));
+        }
+        while scene_bodies.len() < bodies {
+            // A fifth of the bullets are the player's, shot upwards; the rest spray from enemies.
+            let player_bullet = rng.random_bool(0.2);
+            let shape = rng.random_range(1..=3u32);
+            let (layer, mask) = if player_bullet {
+                (LAYER_PLAYER_BULLET, LAYER_ENEMY)
+            } else {
+                (LAYER_ENEMY_BULLET, LAYER_PLAYER)
+            };
+            let velocity = if player_bullet {
+                Vec2::new(0.0, rng.random_range(300.0..500.0))
+            } else {
+                Vec2::from_angle(rng.random_range(-3.14..3.14)) * rng.random_range(60.0..200.0)
+            };
+            // Thin bullets point where they fly.
+            let angle = velocity.y.atan2(velocity.x) - std::f32::consts::FRAC_PI_2;
+            scene_bodies.push(
+                Body::new(shape, place(&mut rng))
+                    .with_angle(angle)
+                    .with_filter(layer, mask),
+            );
+            velocities.push(velocity);
+        }
+        BulletHell {
+            scene: Scene {
+                shapes,
+                bodies: scene_bodies,
+            },
+            velocities,
+            half_size,
+        }
+    }
+
+    /// Moves every body by its velocity over `dt` seconds, wrapping at the world's edges,
+    /// and turns the enemies a little.
+    pub fn step(&mut self, dt: f32) {
+        let size = 2.0 * self.half_size;
+        for (body, velocity) in self.scene.bodies.iter_mut().zip(&self.velocities) {
+            let p = body.position + *velocity * dt + Vec2::splat(self.half_size);
+            body.position = p.rem_euclid(Vec2::splat(size)) - Vec2::splat(self.half_size);
+            if body.layer == LAYER_ENEMY {
+                body.angle = (body.angle + 0.5 * dt).rem_euclid(std::f32::consts::TAU);
+            }
+        }
+    }
+}

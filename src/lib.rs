@@ -48,7 +48,7 @@ pub mod shaders;
 pub mod shapes;
 
 pub use body::Body;
-pub use collider::{Collider, Pair};
+pub use collider::{Collider, FrameStats, Pair, StageTimes};
 pub use cpu::CpuCollider;
 pub use error::{Error, Location, SceneError};
 pub use glam;
