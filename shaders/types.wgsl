@@ -39,7 +39,39 @@ struct Params {
     body_count: u32,
     candidate_capacity: u32,
     pair_capacity: u32,
+    bucket_count: u32,
+    base_cell: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct BodyCell {
+    cell: vec2<i32>,
+    level: u32,
+    bucket: u32,
+    rank: u32,
     _pad: u32,
+}
+
+struct Bucket {
+    count: atomic<u32>,
+    start: u32,
+    layers: atomic<u32>,
+}
+
+struct GridEntry {
+    min: vec2<f32>,
+    max: vec2<f32>,
+    cell: vec2<i32>,
+    level: u32,
+    body: u32,
+    layer: u32,
+    mask: u32,
+}
+
+struct GridInfo {
+    level_layers: array<atomic<u32>, MAX_LEVELS>,
 }
 
 struct Counters {
@@ -47,9 +79,14 @@ struct Counters {
     pairs: atomic<u32>,
 }
 
+// The workgroup's linear index in a dispatch laid out by `workgroup_grid` on the host.
+fn workgroup_index(workgroup: vec3<u32>) -> u32 {
+    return workgroup.y * DISPATCH_WIDTH + workgroup.x;
+}
+
 // The thread's linear index in a dispatch laid out by `dispatch_size` on the host.
 fn global_index(workgroup: vec3<u32>, local: u32) -> u32 {
-    return (workgroup.y * DISPATCH_WIDTH + workgroup.x) * WORKGROUP_SIZE + local;
+    return workgroup_index(workgroup) * WORKGROUP_SIZE + local;
 }
 
 // Rotates `v` by the rotation stored as (cos, sin).

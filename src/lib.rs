@@ -41,6 +41,7 @@ pub mod cpu;
 pub mod error;
 pub mod generate;
 pub mod gpu;
+pub mod grid;
 pub mod library;
 pub mod packed;
 pub mod scene;

@@ -28,6 +28,10 @@ pub struct ShapeLibrary {
     pub polygon_vertices: Vec<PolygonVertex>,
     /// All bitmasks' words.
     pub bitmask_words: Vec<u32>,
+    /// Each shape's size whatever its rotation: the diameter of a circle, twice the
+    /// largest vertex distance of a polygon, the larger side of a bitmask's set cells
+    /// (0 when none is set). The grid sizes its cells by it.
+    pub extents: Vec<f32>,
 }
 
 impl ShapeLibrary {
@@ -57,6 +61,7 @@ impl ShapeLibrary {
                 }
                 Shape::Bitmask(mask) => library.add_bitmask(mask),
             };
+            library.extents.push(rotation_free_extent(shape, &packed));
             library.shapes.push(packed);
         }
         Ok(library)
@@ -184,6 +189,18 @@ impl ShapeLibrary {
             }
         }
         Ok(())
+    }
+}
+
+/// See [`ShapeLibrary::extents`].
+fn rotation_free_extent(shape: &Shape, packed: &PackedShape) -> f32 {
+    match shape {
+        Shape::Polygon(p) => 2.0 * p.vertices.iter().map(|v| v.length()).fold(0.0, f32::max),
+        Shape::Circle(c) => 2.0 * c.radius,
+        Shape::Bitmask(_) => {
+            let side = |axis: usize| packed.bounds_max[axis] - packed.bounds_min[axis];
+            side(0).max(side(1)).max(0.0)
+        }
     }
 }
 

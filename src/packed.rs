@@ -13,6 +13,15 @@ pub const WORKGROUP_SIZE: u32 = 64;
 /// so a kernel can rebuild its linear index from the workgroup id alone.
 pub const DISPATCH_WIDTH: u32 = 32768;
 
+/// Threads per workgroup of the prefix sum, and buckets summed per block.
+pub const SCAN_BLOCK: u32 = 256;
+
+/// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
+pub const MAX_LEVELS: u32 = 32;
+
+/// `BodyCell::bucket` of a body left out of the grid (it can collide with nothing).
+pub const NO_BUCKET: u32 = u32::MAX;
+
 /// `PackedShape::kind` of a convex polygon.
 pub const SHAPE_POLYGON: u32 = 0;
 /// `PackedShape::kind` of a circle.
@@ -25,6 +34,9 @@ pub fn wgsl_constants() -> String {
     format!(
         "const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;\n\
          const DISPATCH_WIDTH: u32 = {DISPATCH_WIDTH}u;\n\
+         const SCAN_BLOCK: u32 = {SCAN_BLOCK}u;\n\
+         const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
+         const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
          const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
          const SHAPE_CIRCLE: u32 = {SHAPE_CIRCLE}u;\n\
          const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n"
@@ -34,7 +46,12 @@ pub fn wgsl_constants() -> String {
 /// Workgroups `(x, y)` for `items` threads: x at most [`DISPATCH_WIDTH`], y as many rows as needed.
 /// The kernels' `global_index` undoes this.
 pub fn dispatch_size(items: u32) -> (u32, u32) {
-    let groups = items.div_ceil(WORKGROUP_SIZE);
+    workgroup_grid(items.div_ceil(WORKGROUP_SIZE))
+}
+
+/// `groups` workgroups laid out as `(x, y)` with x at most [`DISPATCH_WIDTH`];
+/// the kernels' `workgroup_index` undoes this.
+pub fn workgroup_grid(groups: u32) -> (u32, u32) {
     (groups.min(DISPATCH_WIDTH), groups.div_ceil(DISPATCH_WIDTH))
 }
 
@@ -117,7 +134,7 @@ impl Aabb {
 
 /// Per-frame sizes. Mirrors WGSL `Params` (a uniform).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct Params {
     /// Bodies this frame.
     pub body_count: u32,
@@ -125,8 +142,74 @@ pub struct Params {
     pub candidate_capacity: u32,
     /// Slots in the pair buffer.
     pub pair_capacity: u32,
-    /// Padding to 16 bytes.
+    /// Buckets of the grid's hash table (a power of two, a multiple of [`SCAN_BLOCK`]).
+    pub bucket_count: u32,
+    /// Side of the grid's finest cells (level 0).
+    pub base_cell: f32,
+    /// Padding to 32 bytes (separate fields: a uniform array would need a 16-byte stride).
+    pub _pad0: u32,
+    /// See `_pad0`.
+    pub _pad1: u32,
+    /// See `_pad0`.
+    pub _pad2: u32,
+}
+
+/// Where a body sits in the hierarchical grid. Mirrors WGSL `BodyCell`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct BodyCell {
+    /// The cell holding the centre of the body's box, at its level.
+    pub cell: [i32; 2],
+    /// The finest level whose cells are at least as large as the body's box.
+    pub level: u32,
+    /// The hash-table bucket of `(cell, level)`, or [`NO_BUCKET`].
+    pub bucket: u32,
+    /// The body's place among the bodies of its bucket.
+    pub rank: u32,
+    /// Padding to 24 bytes.
     pub _pad: u32,
+}
+
+/// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (whose `count` and
+/// `layers` are atomics).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct Bucket {
+    /// Bodies in the bucket.
+    pub count: u32,
+    /// Index of its first body in the sorted entries.
+    pub start: u32,
+    /// OR of its bodies' layers, so a body whose mask misses them all skips the bucket.
+    pub layers: u32,
+}
+
+/// A body as stored in the grid, sorted by bucket so a bucket's bodies are read
+/// contiguously. Mirrors WGSL `GridEntry`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct GridEntry {
+    /// The body's world box, lower corner.
+    pub min: [f32; 2],
+    /// Upper corner.
+    pub max: [f32; 2],
+    /// See [`BodyCell::cell`].
+    pub cell: [i32; 2],
+    /// See [`BodyCell::level`].
+    pub level: u32,
+    /// The body's index.
+    pub body: u32,
+    /// The body's layer bits.
+    pub layer: u32,
+    /// The body's mask bits.
+    pub mask: u32,
+}
+
+/// What the grid holds per level. Mirrors WGSL `GridInfo` (atomics).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GridInfo {
+    /// OR of the layers of the bodies at each level; 0 for an empty level.
+    pub level_layers: [u32; MAX_LEVELS as usize],
 }
 
 /// The append counters. Mirrors WGSL `Counters` (whose fields are atomics).

@@ -8,7 +8,7 @@ use gpu_collide::generate::{random_scene, SceneKind};
 use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, Pair, Scene, Shape};
 
 use crate::oracle::{self, OracleResult};
-use crate::support::{cpu_pairs, gpu, gpu_pairs};
+use crate::support::{cpu_pairs, gpu, gpu_pairs, reference_pairs};
 
 /// Asserts `reported` matches the oracle outside the band, showing the offending pairs.
 pub fn assert_exact_outside_band(what: &str, text: &str, reported: &[Pair], truth: &OracleResult) {
@@ -75,6 +75,12 @@ fn cross_check(kind: SceneKind, bodies: usize, seed: u64) {
         truth.pairs.len()
     );
     let cpu = cpu_pairs(&scene);
+    // Same narrow phase on the same data: the grid must find exactly the reference's pairs.
+    assert_eq!(
+        cpu,
+        reference_pairs(&scene),
+        "{kind:?}: cpu backend vs reference"
+    );
     assert_exact_outside_band(&format!("{kind:?} cpu"), &text, &cpu, &truth);
     let Some(context) = gpu() else { return };
     let gpu = gpu_pairs(&context, &scene);
@@ -127,6 +133,7 @@ fn overflowing_buffers_grow_and_nothing_is_lost() {
     let all: Vec<Pair> = (0..300u32)
         .flat_map(|i| (i + 1..300).map(move |j| [i, j]))
         .collect();
+    assert_eq!(reference_pairs(&scene), all);
     assert_eq!(cpu_pairs(&scene), all);
     if let Some(context) = gpu() {
         assert_eq!(gpu_pairs(&context, &scene), all);

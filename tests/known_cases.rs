@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::oracle;
-use crate::support::{cpu_pairs, gpu, gpu_pairs};
+use crate::support::{cpu_pairs, gpu, gpu_pairs, reference_pairs};
 use gpu_collide::{Pair, Scene};
 
 const SQRT_HALF: f64 = std::f64::consts::FRAC_1_SQRT_2;
@@ -36,6 +36,7 @@ fn bitmask(rows: &[&str]) -> Value {
 fn check(name: &str, shapes: Vec<Value>, bodies: Vec<Value>, expected: &[Pair], touching: &[Pair]) {
     let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
     let scene = Scene::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(reference_pairs(&scene), expected, "{name}: reference");
     assert_eq!(cpu_pairs(&scene), expected, "{name}: cpu");
     if let Some(context) = gpu() {
         assert_eq!(gpu_pairs(&context, &scene), expected, "{name}: gpu");

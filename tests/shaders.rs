@@ -32,7 +32,7 @@ fn every_stage_parses_and_validates() {
 
 /// (size, [(member name, offset)]) of a WGSL struct, as naga lays it out.
 fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
-    let module = module(Stage::Narrow);
+    let module = module(Stage::Broad);
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).expect("layout");
     for (handle, ty) in module.types.iter() {
@@ -81,8 +81,25 @@ fn rust_structs_mirror_wgsl_structs() {
     assert_mirrors!(
         Params,
         "Params",
-        [body_count, candidate_capacity, pair_capacity, _pad]
+        [
+            body_count,
+            candidate_capacity,
+            pair_capacity,
+            bucket_count,
+            base_cell,
+            _pad0,
+            _pad1,
+            _pad2
+        ]
     );
+    assert_mirrors!(BodyCell, "BodyCell", [cell, level, bucket, rank, _pad]);
+    assert_mirrors!(Bucket, "Bucket", [count, start, layers]);
+    assert_mirrors!(
+        GridEntry,
+        "GridEntry",
+        [min, max, cell, level, body, layer, mask]
+    );
+    assert_mirrors!(GridInfo, "GridInfo", [level_layers]);
     assert_mirrors!(Counters, "Counters", [candidates, pairs]);
     assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
 }

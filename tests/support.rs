@@ -3,6 +3,7 @@
 
 use std::sync::OnceLock;
 
+use gpu_collide::cpu::ReferenceCollider;
 use gpu_collide::{Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene};
 
 /// The device all GPU tests share, or `None` on a developer machine without an adapter.
@@ -29,7 +30,15 @@ pub fn gpu() -> Option<GpuContext> {
     }
 }
 
-/// Pairs from the CPU reference.
+/// Pairs from the readable CPU reference (all pairs, one thread).
+pub fn reference_pairs(scene: &Scene) -> Vec<Pair> {
+    let library = scene.validate().expect("test scene is valid");
+    ReferenceCollider::new(library)
+        .find_pairs(&scene.bodies)
+        .expect("reference runs")
+}
+
+/// Pairs from the cpu backend (grid broad phase, all cores).
 pub fn cpu_pairs(scene: &Scene) -> Vec<Pair> {
     let library = scene.validate().expect("test scene is valid");
     CpuCollider::new(library)

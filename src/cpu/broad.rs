@@ -1,20 +1,189 @@
-//! Stage 2, broad phase: candidate pairs whose filters agree and whose boxes overlap.
-//! Twin of `shaders/broad.wgsl`: all pairs, which is fine for a few thousand bodies.
+//! Stage 2, broad phase: candidate pairs through a hierarchical grid. Twin of
+//! `shaders/broad.wgsl`, function for function; the design and its reasons are
+//! described at the top of that file.
+//!
+//! [`Grid::build`] is the counting sort (`assign_cells`, the scan, `scatter_cells`),
+//! written sequentially; [`Grid::candidates_of`] is one thread of the `broad` kernel,
+//! and the fast CPU path runs it for many bodies in parallel.
 
-use crate::body::filters_agree;
+use glam::{IVec2, Vec2};
+
 use crate::collider::Pair;
-use crate::packed::{Aabb, BodyInfo};
+use crate::grid::GridParams;
+use crate::packed::{Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, MAX_LEVELS, NO_BUCKET};
 
-/// Candidate pairs `[i, j]`, `i < j`.
-pub fn broad(infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pair> {
-    let mut candidates = Vec::new();
-    for i in 0..infos.len() {
-        for j in i + 1..infos.len() {
-            let (a, b) = (&infos[i], &infos[j]);
-            if filters_agree(a.layer, a.mask, b.layer, b.mask) && aabbs[i].overlaps(&aabbs[j]) {
-                candidates.push([i as u32, j as u32]);
+/// The finest level whose cells are at least as large as `extent` (with a hair of
+/// margin, so rounding never puts two touching bodies two cells apart).
+pub fn level_of(params: &GridParams, extent: f32) -> u32 {
+    let mut level = 0;
+    let mut size = params.base_cell;
+    while size < extent * 1.0001 && level < MAX_LEVELS - 1 {
+        size *= 2.0;
+        level += 1;
+    }
+    level
+}
+
+/// The cell holding `point` on `level`.
+pub fn cell_at(params: &GridParams, point: Vec2, level: u32) -> IVec2 {
+    let size = params.base_cell * 2f32.powi(level as i32);
+    (point / size)
+        .floor()
+        .clamp(Vec2::splat(-1e9), Vec2::splat(1e9))
+        .as_ivec2()
+}
+
+/// The hash-table bucket of a cell.
+pub fn cell_bucket(params: &GridParams, cell: IVec2, level: u32) -> u32 {
+    let mut h = (cell.x as u32)
+        .wrapping_mul(0x9e37_79b1)
+        .wrapping_add((cell.y as u32).wrapping_mul(0x85eb_ca77))
+        .wrapping_add(level.wrapping_mul(0xc2b2_ae3d));
+    h = (h ^ (h >> 15)).wrapping_mul(0x2c1b_3c6d);
+    h ^= h >> 12;
+    h & (params.bucket_count - 1)
+}
+
+/// The grid of one frame: every body in one cell, the cells in a hash table.
+#[derive(Debug, Clone)]
+pub struct Grid {
+    /// Where each body sits.
+    pub body_cells: Vec<BodyCell>,
+    /// The hash table.
+    pub buckets: Vec<Bucket>,
+    /// The bodies sorted by bucket.
+    pub entries: Vec<GridEntry>,
+    /// OR of the layers on each level.
+    pub info: GridInfo,
+}
+
+impl Grid {
+    /// Sorts the bodies into the grid: count per bucket, prefix sum, scatter.
+    pub fn build(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Grid {
+        let mut buckets = vec![Bucket::default(); params.bucket_count as usize];
+        let mut info = GridInfo::default();
+        // assign_cells
+        let body_cells: Vec<BodyCell> = infos
+            .iter()
+            .zip(aabbs)
+            .map(|(body, b)| {
+                let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
+                // A body that accepts or offers nothing, or an empty bitmask, meets no one.
+                if body.layer == 0 || body.mask == 0 || !min.cmple(max).all() {
+                    return BodyCell {
+                        bucket: NO_BUCKET,
+                        ..BodyCell::default()
+                    };
+                }
+                let extent = (max - min).max_element();
+                let level = level_of(params, extent);
+                let cell = cell_at(params, (min + max) * 0.5, level);
+                let bucket = cell_bucket(params, cell, level);
+                let slot = &mut buckets[bucket as usize];
+                let rank = slot.count;
+                slot.count += 1;
+                slot.layers |= body.layer;
+                info.level_layers[level as usize] |= body.layer;
+                BodyCell {
+                    cell: cell.to_array(),
+                    level,
+                    bucket,
+                    rank,
+                    _pad: 0,
+                }
+            })
+            .collect();
+        // scan_buckets, scan_block_sums, add_block_sums: one exclusive prefix sum.
+        let mut total = 0;
+        for bucket in &mut buckets {
+            bucket.start = total;
+            total += bucket.count;
+        }
+        // scatter_cells
+        let mut entries = vec![GridEntry::default(); total as usize];
+        for (i, placed) in body_cells.iter().enumerate() {
+            if placed.bucket == NO_BUCKET {
+                continue;
+            }
+            let (b, body) = (&aabbs[i], &infos[i]);
+            entries[(buckets[placed.bucket as usize].start + placed.rank) as usize] = GridEntry {
+                min: b.min,
+                max: b.max,
+                cell: placed.cell,
+                level: placed.level,
+                body: i as u32,
+                layer: body.layer,
+                mask: body.mask,
+            };
+        }
+        Grid {
+            body_cells,
+            buckets,
+            entries,
+            info,
+        }
+    }
+
+    /// Appends body `i`'s candidates to `out`: one thread of the `broad` kernel.
+    pub fn candidates_of(
+        &self,
+        params: &GridParams,
+        i: usize,
+        infos: &[BodyInfo],
+        aabbs: &[Aabb],
+        out: &mut Vec<Pair>,
+    ) {
+        let me = &self.body_cells[i];
+        if me.bucket == NO_BUCKET {
+            return;
+        }
+        let (info, own) = (&infos[i], &aabbs[i]);
+        let centre = (Vec2::from(own.min) + Vec2::from(own.max)) * 0.5;
+        for level in me.level..MAX_LEVELS {
+            if self.info.level_layers[level as usize] & info.mask == 0 {
+                continue; // nobody this body accepts lives on this level
+            }
+            let home = cell_at(params, centre, level);
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let cell = home + IVec2::new(dx, dy);
+                    let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
+                    if bucket.count == 0 || bucket.layers & info.mask == 0 {
+                        continue;
+                    }
+                    let start = bucket.start as usize;
+                    for other in &self.entries[start..start + bucket.count as usize] {
+                        // Other cells share the bucket when their hashes collide.
+                        if other.level != level || IVec2::from(other.cell) != cell {
+                            continue;
+                        }
+                        if level == me.level && other.body as usize <= i {
+                            continue; // the pair is the lower index's to report
+                        }
+                        if info.layer & other.mask == 0 || other.layer & info.mask == 0 {
+                            continue;
+                        }
+                        let theirs = Aabb {
+                            min: other.min,
+                            max: other.max,
+                        };
+                        if own.overlaps(&theirs) {
+                            let j = other.body;
+                            out.push([(i as u32).min(j), (i as u32).max(j)]);
+                        }
+                    }
+                }
             }
         }
+    }
+}
+
+/// Candidate pairs `[i, j]`, `i < j`, each once, in no particular order.
+pub fn broad(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pair> {
+    let grid = Grid::build(params, infos, aabbs);
+    let mut candidates = Vec::new();
+    for i in 0..infos.len() {
+        grid.candidates_of(params, i, infos, aabbs, &mut candidates);
     }
     candidates
 }

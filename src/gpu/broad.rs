@@ -1,50 +1,85 @@
-//! Stage 2 on the GPU, broad phase: host side of `shaders/broad.wgsl`.
+//! Stage 2 on the GPU, broad phase: host side of `shaders/broad.wgsl`: the counting
+//! sort of the bodies into the grid's hash table, then the query that emits candidates.
 
 use super::collider::Buffers;
 use super::{bind_group, compute_pipeline, shader_module};
-use crate::packed::dispatch_size;
+use crate::packed::{dispatch_size, workgroup_grid, SCAN_BLOCK};
 use crate::shaders::Stage;
 
-/// The broad-phase pipeline.
+/// The kernels of the stage in dispatch order, with the bindings each one uses.
+const KERNELS: [(&str, &[u32]); 6] = [
+    ("assign_cells", &[0, 1, 2, 3, 4, 6]),
+    ("scan_buckets", &[0, 4, 9]),
+    ("scan_block_sums", &[0, 9]),
+    ("add_block_sums", &[0, 4, 9]),
+    ("scatter_cells", &[0, 1, 2, 3, 4, 5]),
+    ("broad", &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
+];
+
+/// The broad-phase pipelines, in [`KERNELS`] order.
 #[derive(Debug)]
 pub struct Broad {
-    pipeline: wgpu::ComputePipeline,
+    pipelines: Vec<wgpu::ComputePipeline>,
 }
+
+/// Bind groups of the broad-phase pipelines, in [`KERNELS`] order.
+#[derive(Debug)]
+pub(crate) struct BroadGroups(Vec<wgpu::BindGroup>);
 
 impl Broad {
     /// Compiles the stage.
     pub(crate) fn new(device: &wgpu::Device) -> Self {
         let module = shader_module(device, Stage::Broad);
         Broad {
-            pipeline: compute_pipeline(device, &module, "broad"),
+            pipelines: KERNELS
+                .iter()
+                .map(|(entry, _)| compute_pipeline(device, &module, entry))
+                .collect(),
         }
     }
 
-    /// Binds the buffers the stage reads and writes, at the shader's binding numbers.
-    pub(crate) fn bind(&self, device: &wgpu::Device, b: &Buffers) -> wgpu::BindGroup {
-        bind_group(
-            device,
-            &self.pipeline,
-            &[
-                (0, &b.params),
-                (1, &b.infos),
-                (2, &b.aabbs),
-                (3, &b.candidates),
-                (4, &b.counters),
-            ],
+    /// Binds the buffers each kernel uses, at the shader's binding numbers.
+    pub(crate) fn bind(&self, device: &wgpu::Device, b: &Buffers) -> BroadGroups {
+        let buffer = |binding: u32| match binding {
+            0 => &b.params,
+            1 => &b.infos,
+            2 => &b.aabbs,
+            3 => &b.body_cells,
+            4 => &b.buckets,
+            5 => &b.grid_entries,
+            6 => &b.grid_info,
+            7 => &b.candidates,
+            8 => &b.counters,
+            _ => &b.block_sums,
+        };
+        BroadGroups(
+            KERNELS
+                .iter()
+                .zip(&self.pipelines)
+                .map(|((_, bindings), pipeline)| {
+                    let entries: Vec<(u32, &wgpu::Buffer)> =
+                        bindings.iter().map(|&n| (n, buffer(n))).collect();
+                    bind_group(device, pipeline, &entries)
+                })
+                .collect(),
         )
     }
 
-    /// One thread per body.
+    /// The counting sort and the query, for `bodies` bodies and `buckets` buckets.
     pub(crate) fn dispatch(
         &self,
         pass: &mut wgpu::ComputePass,
-        group: &wgpu::BindGroup,
+        groups: &BroadGroups,
         bodies: u32,
+        buckets: u32,
     ) {
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, group, &[]);
-        let (x, y) = dispatch_size(bodies);
-        pass.dispatch_workgroups(x, y, 1);
+        let per_body = dispatch_size(bodies);
+        let per_block = workgroup_grid(buckets / SCAN_BLOCK);
+        let sizes = [per_body, per_block, (1, 1), per_block, per_body, per_body];
+        for ((pipeline, group), (x, y)) in self.pipelines.iter().zip(&groups.0).zip(sizes) {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
     }
 }

@@ -12,14 +12,19 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
+use super::broad::BroadGroups;
 use super::narrow::NarrowGroups;
 use super::readback::read_mapped;
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, Pair};
 use crate::error::Error;
+use crate::grid::GridParams;
 use crate::library::{body_info, body_transform, ShapeLibrary};
-use crate::packed::{Aabb, BodyInfo, BodyTransform, Counters, DispatchArgs, Params};
+use crate::packed::{
+    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DispatchArgs, GridEntry, GridInfo,
+    Params, SCAN_BLOCK,
+};
 
 /// Finds colliding pairs with the WGSL pipeline.
 ///
@@ -42,6 +47,8 @@ pub struct GpuCollider {
     groups: Groups,
     /// The body infos on the GPU, to upload them only when they change.
     uploaded_infos: Vec<BodyInfo>,
+    /// The grid's layout, chosen again when the infos change.
+    grid: GridParams,
     /// Reused every frame so a frame allocates nothing on the host.
     transforms: Vec<BodyTransform>,
     infos: Vec<BodyInfo>,
@@ -68,6 +75,11 @@ pub(crate) struct Buffers {
     pub(crate) candidates: wgpu::Buffer,
     pub(crate) counters: wgpu::Buffer,
     pub(crate) pairs: wgpu::Buffer,
+    pub(crate) body_cells: wgpu::Buffer,
+    pub(crate) buckets: wgpu::Buffer,
+    pub(crate) grid_entries: wgpu::Buffer,
+    pub(crate) grid_info: wgpu::Buffer,
+    pub(crate) block_sums: wgpu::Buffer,
     pub(crate) narrow_dispatch: wgpu::Buffer,
     /// Counters then pairs, copied here for the one readback.
     pub(crate) readback: wgpu::Buffer,
@@ -76,7 +88,7 @@ pub(crate) struct Buffers {
 #[derive(Debug)]
 struct Groups {
     bounds: wgpu::BindGroup,
-    broad: wgpu::BindGroup,
+    broad: BroadGroups,
     narrow: NarrowGroups,
 }
 
@@ -141,6 +153,7 @@ impl GpuCollider {
             )?;
             let buffers = Buffers::new(device, shapes, polygon_vertices, bitmask_words, capacity)?;
             let pipelines = context.pipelines();
+            let grid = GridParams::for_bodies(&library, &[]);
             let groups = Groups::new(device, &pipelines, &buffers);
             Ok(GpuCollider {
                 context: context.clone(),
@@ -150,6 +163,7 @@ impl GpuCollider {
                 buffers,
                 groups,
                 uploaded_infos: Vec::new(),
+                grid,
                 transforms: Vec::new(),
                 infos: Vec::new(),
             })
@@ -198,6 +212,7 @@ impl GpuCollider {
         );
         if self.infos != self.uploaded_infos {
             queue.write_buffer(&self.buffers.infos, 0, bytemuck::cast_slice(&self.infos));
+            self.grid = GridParams::for_bodies(&self.library, &self.infos);
             std::mem::swap(&mut self.uploaded_infos, &mut self.infos);
         }
     }
@@ -205,17 +220,32 @@ impl GpuCollider {
     /// Runs the three stages once and reads back the counters and the stored pairs.
     fn run(&self, bodies: u32) -> Result<FrameResult, Error> {
         let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
+        // The table scales with this frame's bodies, within the buffer sized for the capacity.
+        let bucket_count = self
+            .grid
+            .bucket_count
+            .min(bucket_capacity(self.capacity.bodies));
         let params = Params {
             body_count: bodies,
             candidate_capacity: self.capacity.candidates,
             pair_capacity: self.capacity.pairs,
-            _pad: 0,
+            bucket_count,
+            base_cell: self.grid.base_cell,
+            _pad0: 0,
+            _pad1: 0,
+            _pad2: 0,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
         encoder.clear_buffer(&b.counters, 0, None);
+        encoder.clear_buffer(&b.grid_info, 0, None);
+        encoder.clear_buffer(
+            &b.buckets,
+            0,
+            Some(bucket_count as u64 * size_of::<Bucket>() as u64),
+        );
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("collide"),
@@ -223,7 +253,8 @@ impl GpuCollider {
             });
             let p = &self.pipelines;
             p.bounds.dispatch(&mut pass, &self.groups.bounds, bodies);
-            p.broad.dispatch(&mut pass, &self.groups.broad, bodies);
+            p.broad
+                .dispatch(&mut pass, &self.groups.broad, bodies, bucket_count);
             p.narrow.dispatch(&mut pass, &self.groups.narrow, b);
         }
         let counters_size = size_of::<Counters>() as u64;
@@ -294,6 +325,13 @@ impl Collider for GpuCollider {
 /// scene reallocates a logarithmic number of times.
 fn grown(count: u32) -> u32 {
     count.checked_next_power_of_two().unwrap_or(u32::MAX)
+}
+
+/// Buckets of the hash table for `bodies` bodies: see [`GridParams::bucket_count`].
+fn bucket_capacity(bodies: u32) -> u32 {
+    (2 * bodies as u64)
+        .next_power_of_two()
+        .clamp(4 * SCAN_BLOCK as u64, 1 << 31) as u32
 }
 
 /// Fails when a buffer of `size` bytes cannot be bound as storage on this device.
@@ -369,6 +407,31 @@ impl Buffers {
                 U::STORAGE | U::COPY_SRC | U::COPY_DST,
             )?,
             pairs: make("pairs", pair_bytes, U::STORAGE | U::COPY_SRC)?,
+            body_cells: make(
+                "body cells",
+                items(capacity.bodies, size_of::<BodyCell>()),
+                U::STORAGE,
+            )?,
+            buckets: make(
+                "buckets",
+                items(bucket_capacity(capacity.bodies), size_of::<Bucket>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            grid_entries: make(
+                "grid entries",
+                items(capacity.bodies, size_of::<GridEntry>()),
+                U::STORAGE,
+            )?,
+            grid_info: make(
+                "grid info",
+                size_of::<GridInfo>() as u64,
+                U::STORAGE | U::COPY_DST,
+            )?,
+            block_sums: make(
+                "block sums",
+                items(bucket_capacity(capacity.bodies) / SCAN_BLOCK, 4),
+                U::STORAGE,
+            )?,
             narrow_dispatch: make(
                 "narrow dispatch",
                 size_of::<DispatchArgs>() as u64,

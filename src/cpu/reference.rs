@@ -1,0 +1,75 @@
+//! The reference path: bounds, every pair of bodies, exact tests; single-threaded and
+//! written to be read. It is the oracle that the fast CPU path and the GPU are held to
+//! on scenes small enough for its `O(n²)` broad phase.
+
+use crate::body::{filters_agree, Body};
+use crate::collider::{sorted_pairs, Collider, FrameStats, Pair};
+use crate::error::Error;
+use crate::library::{body_info, body_transform, ShapeLibrary};
+use crate::packed::{Aabb, BodyInfo, BodyTransform};
+
+use super::{bounds, narrow};
+
+/// Finds colliding pairs by testing every pair of boxes, then the exact shapes.
+///
+/// ```
+/// use gpu_collide::{Body, Circle, Collider, Shape, ShapeLibrary, glam::Vec2};
+/// use gpu_collide::cpu::ReferenceCollider;
+/// let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))]).unwrap();
+/// let mut collider = ReferenceCollider::new(library);
+/// let bodies = [Body::new(0, Vec2::ZERO), Body::new(0, Vec2::new(1.5, 0.0)), Body::new(0, Vec2::new(9.0, 0.0))];
+/// assert_eq!(collider.find_pairs(&bodies).unwrap(), vec![[0, 1]]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReferenceCollider {
+    library: ShapeLibrary,
+    last: FrameStats,
+}
+
+impl ReferenceCollider {
+    /// A collider over this shape library.
+    pub fn new(library: ShapeLibrary) -> Self {
+        ReferenceCollider {
+            library,
+            last: FrameStats::default(),
+        }
+    }
+}
+
+impl Collider for ReferenceCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        self.library.check_bodies(bodies)?;
+        let transforms: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
+        let infos: Vec<BodyInfo> = bodies.iter().map(body_info).collect();
+        let aabbs = bounds::bounds(&self.library, &transforms, &infos);
+        let candidates = all_pairs(&infos, &aabbs);
+        self.last = FrameStats {
+            candidates: Some(candidates.len() as u64),
+            stages: None,
+        };
+        let pairs = narrow::narrow(&self.library, &transforms, &infos, &candidates);
+        Ok(sorted_pairs(pairs))
+    }
+
+    fn describe(&self) -> String {
+        "cpu reference (all pairs, one thread)".to_string()
+    }
+
+    fn last_frame(&self) -> FrameStats {
+        self.last
+    }
+}
+
+/// Candidate pairs `[i, j]`, `i < j`, whose filters agree and whose boxes overlap.
+pub fn all_pairs(infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pair> {
+    let mut candidates = Vec::new();
+    for i in 0..infos.len() {
+        for j in i + 1..infos.len() {
+            let (a, b) = (&infos[i], &infos[j]);
+            if filters_agree(a.layer, a.mask, b.layer, b.mask) && aabbs[i].overlaps(&aabbs[j]) {
+                candidates.push([i as u32, j as u32]);
+            }
+        }
+    }
+    candidates
+}
