@@ -37,7 +37,7 @@ pub struct FrameStats {
 /// Milliseconds spent per stage of one frame.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StageTimes {
-    /// Writing the frame's transforms (and changed body infos).
+    /// Writing the frame's transforms (and changed body infos), measured on the host.
     pub upload: f64,
     /// World bounds (and, for the grid, cell assignment).
     pub bounds: f64,
@@ -45,7 +45,8 @@ pub struct StageTimes {
     pub broad: f64,
     /// Exact tests.
     pub narrow: f64,
-    /// Copying and mapping the pairs back.
+    /// The rest of the frame as the host sees it: submitting, copying and mapping the
+    /// results back, and waiting (measured on the host, unlike the three GPU stages).
     pub readback: f64,
 }
 

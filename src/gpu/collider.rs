@@ -7,6 +7,7 @@
 //! frame runs again.
 
 use std::mem::size_of;
+use std::time::Instant;
 
 use wgpu::util::DeviceExt;
 
@@ -15,9 +16,10 @@ use std::sync::Arc;
 use super::broad::BroadGroups;
 use super::narrow::NarrowGroups;
 use super::readback::read_mapped;
+use super::timing::{StageTimer, STAMP_BYTES, TIMED_STAGES};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
-use crate::collider::{sorted_pairs, Collider, Pair};
+use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
 use crate::error::Error;
 use crate::grid::GridParams;
 use crate::library::{body_info, body_transform, ShapeLibrary};
@@ -49,6 +51,9 @@ pub struct GpuCollider {
     uploaded_infos: Vec<BodyInfo>,
     /// The grid's layout, chosen again when the infos change.
     grid: GridParams,
+    /// Per-stage GPU times, where the device has timestamp queries.
+    timer: Option<StageTimer>,
+    last: FrameStats,
     /// Reused every frame so a frame allocates nothing on the host.
     transforms: Vec<BodyTransform>,
     infos: Vec<BodyInfo>,
@@ -106,7 +111,13 @@ impl Groups {
 struct FrameResult {
     counters: Counters,
     pairs: Vec<Pair>,
+    /// Milliseconds of bounds, broad and narrow on the GPU, when timed.
+    stage_ms: Option<[f64; 3]>,
 }
+
+/// Where things sit in the readback buffer: counters, stage stamps, then pairs.
+const STAMPS_AT: u64 = size_of::<Counters>() as u64;
+const PAIRS_AT: u64 = STAMPS_AT + STAMP_BYTES;
 
 impl GpuCollider {
     /// Compiles the pipelines and uploads the shape library, once.
@@ -164,6 +175,8 @@ impl GpuCollider {
                 groups,
                 uploaded_infos: Vec::new(),
                 grid,
+                timer: StageTimer::new(device, &context.queue),
+                last: FrameStats::default(),
                 transforms: Vec::new(),
                 infos: Vec::new(),
             })
@@ -246,30 +259,43 @@ impl GpuCollider {
             0,
             Some(bucket_count as u64 * size_of::<Bucket>() as u64),
         );
-        {
+        // One pass per stage, so that each can be timed; still one submission.
+        let p = &self.pipelines;
+        for stage in 0..TIMED_STAGES {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("collide"),
-                timestamp_writes: None,
+                label: Some(["bounds", "broad", "narrow"][stage as usize]),
+                timestamp_writes: self.timer.as_ref().map(|t| t.pass_writes(stage)),
             });
-            let p = &self.pipelines;
-            p.bounds.dispatch(&mut pass, &self.groups.bounds, bodies);
-            p.broad
-                .dispatch(&mut pass, &self.groups.broad, bodies, bucket_count);
-            p.narrow.dispatch(&mut pass, &self.groups.narrow, b);
+            match stage {
+                0 => p.bounds.dispatch(&mut pass, &self.groups.bounds, bodies),
+                1 => p
+                    .broad
+                    .dispatch(&mut pass, &self.groups.broad, bodies, bucket_count),
+                _ => p.narrow.dispatch(&mut pass, &self.groups.narrow, b),
+            }
         }
-        let counters_size = size_of::<Counters>() as u64;
-        encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, counters_size);
-        encoder.copy_buffer_to_buffer(&b.pairs, 0, &b.readback, counters_size, b.pairs.size());
+        encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, STAMPS_AT);
+        if let Some(timer) = &self.timer {
+            timer.resolve(&mut encoder, &b.readback, STAMPS_AT);
+        }
+        encoder.copy_buffer_to_buffer(&b.pairs, 0, &b.readback, PAIRS_AT, b.pairs.size());
         queue.submit([encoder.finish()]);
         let result = read_mapped(device, &b.readback, |bytes| {
-            let (head, rest) = bytes.split_at(counters_size as usize);
-            let counters: Counters = bytemuck::pod_read_unaligned(head);
+            let counters: Counters = bytemuck::pod_read_unaligned(&bytes[..STAMPS_AT as usize]);
+            let stage_ms = self
+                .timer
+                .as_ref()
+                .map(|t| t.stage_ms(&bytes[STAMPS_AT as usize..PAIRS_AT as usize]));
             let stored = counters.pairs.min(self.capacity.pairs) as usize;
-            let pairs = rest[..stored * size_of::<Pair>()]
+            let pairs = bytes[PAIRS_AT as usize..][..stored * size_of::<Pair>()]
                 .chunks_exact(size_of::<Pair>())
                 .map(bytemuck::pod_read_unaligned::<Pair>)
                 .collect();
-            FrameResult { counters, pairs }
+            FrameResult {
+                counters,
+                pairs,
+                stage_ms,
+            }
         })?;
         self.context.check_uncaptured()?;
         Ok(result)
@@ -287,11 +313,24 @@ impl GpuCollider {
                 ..self.capacity
             })?;
         }
+        let start = Instant::now();
         self.upload_bodies(bodies);
+        let upload_ms = start.elapsed().as_secs_f64() * 1e3;
         loop {
             let frame = self.run(count)?;
             let Counters { candidates, pairs } = frame.counters;
             if candidates <= self.capacity.candidates && pairs <= self.capacity.pairs {
+                let total_ms = start.elapsed().as_secs_f64() * 1e3;
+                self.last = FrameStats {
+                    candidates: Some(candidates as u64),
+                    stages: frame.stage_ms.map(|[bounds, broad, narrow]| StageTimes {
+                        upload: upload_ms,
+                        bounds,
+                        broad,
+                        narrow,
+                        readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
+                    }),
+                };
                 return Ok(sorted_pairs(frame.pairs));
             }
             // Some did not fit: grow whatever overflowed and run the frame again.
@@ -318,6 +357,10 @@ impl Collider for GpuCollider {
 
     fn describe(&self) -> String {
         format!("gpu on {}", self.context.describe())
+    }
+
+    fn last_frame(&self) -> FrameStats {
+        self.last
     }
 }
 
@@ -437,11 +480,7 @@ impl Buffers {
                 size_of::<DispatchArgs>() as u64,
                 U::STORAGE | U::INDIRECT,
             )?,
-            readback: make(
-                "readback",
-                size_of::<Counters>() as u64 + pair_bytes,
-                U::MAP_READ | U::COPY_DST,
-            )?,
+            readback: make("readback", PAIRS_AT + pair_bytes, U::MAP_READ | U::COPY_DST)?,
         })
     }
 }

@@ -7,6 +7,7 @@ pub mod broad;
 mod collider;
 pub mod narrow;
 pub mod readback;
+mod timing;
 
 pub use collider::GpuCollider;
 
@@ -74,6 +75,8 @@ impl GpuContext {
         let info = adapter.get_info();
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("gpu-collide"),
+            // Timestamps, where the adapter has them, time the stages for benchmarks.
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: adapter.limits(),
             ..Default::default()
         };
