@@ -5,14 +5,16 @@
 // - Work linear in bodies + pairs: every body goes into exactly one cell, at the finest
 //   level whose cells (base_cell · 2^level) are at least as large as its box, so large
 //   bodies neither blow up the cells nor get copied into many of them.
-// - Two overlapping bodies then sit in neighbouring cells of the coarser body's level:
-//   each body looks at the 3 x 3 cells around it on its own level and on every coarser
-//   level that holds something. A pair on one level is reported by its lower index; a
-//   pair across levels only by the finer body, which is the only one that looks. So
-//   every candidate appears exactly once.
+// - A body on a level reaches at most half a cell from its centre, so the bodies that
+//   may overlap a box sit in the few cells under the box grown by half a cell. On its own
+//   level every body looks there, and a pair is reported by its lower index. Between two
+//   levels only one side looks, chosen per pair of levels by the host (see `probes`): the
+//   many fine bodies looking up at the few coarse ones, or the coarse ones sweeping the
+//   fine cells under them, whichever touches fewer cells. So every candidate appears
+//   exactly once, and 10^5 bullets need not each look for the few ships among them.
 // - Cells live in a hash table of power-of-two size, built by counting sort:
-//   assign_cells counts, scan_* turn counts into starts, scatter_cells writes the
-//   entries sorted by bucket, so a bucket's bodies are read contiguously.
+//   assign_cells counts, allocate_buckets turns counts into ranges, scatter_cells
+//   writes the entries grouped by bucket, so a bucket's bodies are read contiguously.
 // - Filters act early: each bucket and each level keeps the OR of its bodies' layers,
 //   so a bullet whose mask misses every body nearby skips the cells without reading
 //   a single entry, and bullets that never meet bullets cost a few loads each.
@@ -26,7 +28,6 @@
 @group(0) @binding(6) var<storage, read_write> grid_info: GridInfo;
 @group(0) @binding(7) var<storage, read_write> candidates: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read_write> counters: Counters;
-@group(0) @binding(9) var<storage, read_write> block_sums: array<u32>;
 
 // ---- cells ----
 
@@ -89,72 +90,32 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
         let layers = atomicLoad(&group_level_layers[local]);
         if layers != 0u {
             atomicOr(&grid_info.level_layers[local], layers);
+            atomicOr(&grid_info.occupied_levels, 1u << local);
         }
     }
 }
 
-var<workgroup> scan_values: array<u32, SCAN_BLOCK>;
-
-// Inclusive prefix sum of `value` over the workgroup (Hillis-Steele); every thread must call it.
-fn workgroup_inclusive_scan(local: u32, value: u32) -> u32 {
-    scan_values[local] = value;
-    workgroupBarrier();
-    for (var offset = 1u; offset < SCAN_BLOCK; offset *= 2u) {
-        var sum = scan_values[local];
-        if local >= offset {
-            sum += scan_values[local - offset];
-        }
-        workgroupBarrier();
-        scan_values[local] = sum;
-        workgroupBarrier();
+// Gives every bucket its range of entries: a thread sums the counts of BUCKETS_PER_THREAD
+// consecutive buckets, takes that many entries from a global counter with one atomic,
+// and hands them out in order. The buckets' ranges end up in no particular order, which
+// nothing needs; in exchange there is no multi-pass prefix sum and no barrier.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let first = global_index(workgroup, local) * BUCKETS_PER_THREAD;
+    if first >= params.bucket_count {
+        return;
     }
-    return scan_values[local];
-}
-
-// Starts of the buckets within each block of SCAN_BLOCK buckets, and each block's total.
-@compute @workgroup_size(SCAN_BLOCK)
-fn scan_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let block = workgroup_index(workgroup);
-    let b = block * SCAN_BLOCK + local;
-    var count = 0u;
-    if b < params.bucket_count {
-        count = atomicLoad(&buckets[b].count);
+    var total = 0u;
+    for (var b = first; b < first + BUCKETS_PER_THREAD; b++) {
+        total += atomicLoad(&buckets[b].count);
     }
-    let inclusive = workgroup_inclusive_scan(local, count);
-    if b < params.bucket_count {
-        buckets[b].start = inclusive - count;
+    if total == 0u {
+        return;
     }
-    if local == SCAN_BLOCK - 1u {
-        block_sums[block] = inclusive;
-    }
-}
-
-// Exclusive prefix sum of the block totals, by one workgroup, a chunk at a time.
-@compute @workgroup_size(SCAN_BLOCK)
-fn scan_block_sums(@builtin(local_invocation_index) local: u32) {
-    let blocks = params.bucket_count / SCAN_BLOCK;
-    var carry = 0u;
-    for (var chunk = 0u; chunk < blocks; chunk += SCAN_BLOCK) {
-        let k = chunk + local;
-        var total = 0u;
-        if k < blocks {
-            total = block_sums[k];
-        }
-        let inclusive = workgroup_inclusive_scan(local, total);
-        if k < blocks {
-            block_sums[k] = carry + inclusive - total;
-        }
-        carry += workgroupUniformLoad(&scan_values[SCAN_BLOCK - 1u]);
-        workgroupBarrier(); // everyone has read the total before the next chunk overwrites it
-    }
-}
-
-@compute @workgroup_size(SCAN_BLOCK)
-fn add_block_sums(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let block = workgroup_index(workgroup);
-    let b = block * SCAN_BLOCK + local;
-    if b < params.bucket_count {
-        buckets[b].start += block_sums[block];
+    var start = atomicAdd(&grid_info.allocated, total);
+    for (var b = first; b < first + BUCKETS_PER_THREAD; b++) {
+        buckets[b].start = start;
+        start += atomicLoad(&buckets[b].count);
     }
 }
 
@@ -176,6 +137,29 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 
 // ---- the query ----
 
+// Whether bodies on level `own` look for bodies on level `other`. On its own level a
+// body always looks (and the lower index reports). Between two levels exactly one side
+// looks: the coarse bodies sweep the finer level's cells under them when the host found
+// that cheaper (params.probe_down), else each fine body looks at the coarse cells around it.
+fn probes(own: u32, other: u32) -> bool {
+    if own == other {
+        return true;
+    }
+    let coarse = max(own, other);
+    let fine = min(own, other);
+    let down = (params.probe_down[coarse / 4u][coarse % 4u] >> fine) & 1u;
+    return (own == coarse) == (down == 1u);
+}
+
+// The cells of `level` that can hold the centre of a body overlapping `box`: a body on
+// that level reaches at most half a cell from its centre. As (first y, first x, last y, last x).
+fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
+    let half = 0.5 * ldexp(params.base_cell, i32(level));
+    let first = cell_at(box.min - vec2<f32>(half), level);
+    let last = cell_at(box.max + vec2<f32>(half), level);
+    return vec4<i32>(first.y, first.x, last.y, last.x);
+}
+
 // Appends `pair`, counting it even when it does not fit: the host grows and reruns.
 fn emit_candidate(pair: vec2<u32>) {
     let slot = atomicAdd(&counters.candidates, 1u);
@@ -196,15 +180,20 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let info = infos[i];
     let box = aabbs[i];
-    let centre = (box.min + box.max) * 0.5;
-    for (var level = me.level; level < MAX_LEVELS; level++) {
+    var levels = atomicLoad(&grid_info.occupied_levels);
+    while levels != 0u {
+        let level = countTrailingZeros(levels);
+        levels &= levels - 1u;
         if (atomicLoad(&grid_info.level_layers[level]) & info.mask) == 0u {
             continue; // nobody this body accepts lives on this level
         }
-        let home = cell_at(centre, level);
-        for (var dy = -1; dy <= 1; dy++) {
-            for (var dx = -1; dx <= 1; dx++) {
-                let cell = home + vec2<i32>(dx, dy);
+        if !probes(me.level, level) {
+            continue; // the bodies of that level look for this one
+        }
+        let range = probe_range(box, level);
+        for (var y = range.x; y <= range.z; y++) {
+            for (var x = range.y; x <= range.w; x++) {
+                let cell = vec2<i32>(x, y);
                 let b = cell_bucket(cell, level);
                 let count = atomicLoad(&buckets[b].count);
                 if count == 0u || (atomicLoad(&buckets[b].layers) & info.mask) == 0u {

@@ -44,6 +44,8 @@ struct Params {
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
+    // Bit f of entry c: bodies on level c look for those on the finer level f (else the reverse).
+    probe_down: array<vec4<u32>, 8>,
 }
 
 struct BodyCell {
@@ -72,6 +74,8 @@ struct GridEntry {
 
 struct GridInfo {
     level_layers: array<atomic<u32>, MAX_LEVELS>,
+    occupied_levels: atomic<u32>,
+    allocated: atomic<u32>,
 }
 
 struct Counters {

@@ -13,8 +13,8 @@ pub const WORKGROUP_SIZE: u32 = 64;
 /// so a kernel can rebuild its linear index from the workgroup id alone.
 pub const DISPATCH_WIDTH: u32 = 32768;
 
-/// Threads per workgroup of the prefix sum, and buckets summed per block.
-pub const SCAN_BLOCK: u32 = 256;
+/// Consecutive buckets one thread of `allocate_buckets` hands entries to.
+pub const BUCKETS_PER_THREAD: u32 = 32;
 
 /// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
 pub const MAX_LEVELS: u32 = 32;
@@ -34,7 +34,7 @@ pub fn wgsl_constants() -> String {
     format!(
         "const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;\n\
          const DISPATCH_WIDTH: u32 = {DISPATCH_WIDTH}u;\n\
-         const SCAN_BLOCK: u32 = {SCAN_BLOCK}u;\n\
+         const BUCKETS_PER_THREAD: u32 = {BUCKETS_PER_THREAD}u;\n\
          const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
          const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
@@ -142,7 +142,7 @@ pub struct Params {
     pub candidate_capacity: u32,
     /// Slots in the pair buffer.
     pub pair_capacity: u32,
-    /// Buckets of the grid's hash table (a power of two, a multiple of [`SCAN_BLOCK`]).
+    /// Buckets of the grid's hash table (a power of two, a multiple of [`BUCKETS_PER_THREAD`]).
     pub bucket_count: u32,
     /// Side of the grid's finest cells (level 0).
     pub base_cell: f32,
@@ -152,6 +152,9 @@ pub struct Params {
     pub _pad1: u32,
     /// See `_pad0`.
     pub _pad2: u32,
+    /// Bit `f` of entry `c`: bodies on level `c` look for bodies on the finer level `f`
+    /// (else those on `f` look for those on `c`). See [`crate::grid::GridParams::probe_down`].
+    pub probe_down: [u32; MAX_LEVELS as usize],
 }
 
 /// Where a body sits in the hierarchical grid. Mirrors WGSL `BodyCell`.
@@ -210,6 +213,10 @@ pub struct GridEntry {
 pub struct GridInfo {
     /// OR of the layers of the bodies at each level; 0 for an empty level.
     pub level_layers: [u32; MAX_LEVELS as usize],
+    /// Bit `l` is set when level `l` holds a body.
+    pub occupied_levels: u32,
+    /// Entries handed out to buckets so far (`allocate_buckets`).
+    pub allocated: u32,
 }
 
 /// The append counters. Mirrors WGSL `Counters` (whose fields are atomics).

@@ -89,7 +89,8 @@ fn rust_structs_mirror_wgsl_structs() {
             base_cell,
             _pad0,
             _pad1,
-            _pad2
+            _pad2,
+            probe_down
         ]
     );
     assert_mirrors!(BodyCell, "BodyCell", [cell, level, bucket, rank, _pad]);
@@ -99,7 +100,11 @@ fn rust_structs_mirror_wgsl_structs() {
         "GridEntry",
         [min, max, cell, level, body, layer, mask]
     );
-    assert_mirrors!(GridInfo, "GridInfo", [level_layers]);
+    assert_mirrors!(
+        GridInfo,
+        "GridInfo",
+        [level_layers, occupied_levels, allocated]
+    );
     assert_mirrors!(Counters, "Counters", [candidates, pairs]);
     assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
 }

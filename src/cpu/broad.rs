@@ -2,7 +2,7 @@
 //! `shaders/broad.wgsl`, function for function; the design and its reasons are
 //! described at the top of that file.
 //!
-//! [`Grid::build`] is the counting sort (`assign_cells`, the scan, `scatter_cells`),
+//! [`Grid::build`] is the counting sort (`assign_cells`, `allocate_buckets`, `scatter_cells`),
 //! written sequentially; [`Grid::candidates_of`] is one thread of the `broad` kernel,
 //! and the fast CPU path runs it for many bodies in parallel.
 
@@ -10,7 +10,10 @@ use glam::{IVec2, Vec2};
 
 use crate::collider::Pair;
 use crate::grid::GridParams;
-use crate::packed::{Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, MAX_LEVELS, NO_BUCKET};
+use crate::packed::{
+    Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
+    NO_BUCKET,
+};
 
 /// The finest level whose cells are at least as large as `extent` (with a hair of
 /// margin, so rounding never puts two touching bodies two cells apart).
@@ -42,6 +45,26 @@ pub fn cell_bucket(params: &GridParams, cell: IVec2, level: u32) -> u32 {
     h = (h ^ (h >> 15)).wrapping_mul(0x2c1b_3c6d);
     h ^= h >> 12;
     h & (params.bucket_count - 1)
+}
+
+/// Whether bodies on level `own` look for bodies on level `other`: see
+/// [`GridParams::probe_down`].
+pub fn probes(params: &GridParams, own: u32, other: u32) -> bool {
+    if own == other {
+        return true;
+    }
+    let (coarse, fine) = (own.max(other), own.min(other));
+    let down = params.probe_down[coarse as usize] >> fine & 1 == 1;
+    (own == coarse) == down
+}
+
+/// The cells of `level` that can hold the centre of a body overlapping `b`: a body on
+/// that level reaches at most half a cell from its centre. As (first, last) cells.
+pub fn probe_range(params: &GridParams, b: &Aabb, level: u32) -> (IVec2, IVec2) {
+    let half = 0.5 * params.base_cell * 2f32.powi(level as i32);
+    let first = cell_at(params, Vec2::from(b.min) - half, level);
+    let last = cell_at(params, Vec2::from(b.max) + half, level);
+    (first, last)
 }
 
 /// The grid of one frame: every body in one cell, the cells in a hash table.
@@ -84,6 +107,7 @@ impl Grid {
                 slot.count += 1;
                 slot.layers |= body.layer;
                 info.level_layers[level as usize] |= body.layer;
+                info.occupied_levels |= 1 << level;
                 BodyCell {
                     cell: cell.to_array(),
                     level,
@@ -93,12 +117,17 @@ impl Grid {
                 }
             })
             .collect();
-        // scan_buckets, scan_block_sums, add_block_sums: one exclusive prefix sum.
-        let mut total = 0;
-        for bucket in &mut buckets {
-            bucket.start = total;
-            total += bucket.count;
+        // allocate_buckets, one chunk of buckets after another.
+        for chunk in buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
+            let total: u32 = chunk.iter().map(|b| b.count).sum();
+            let mut start = info.allocated;
+            info.allocated += total;
+            for bucket in chunk {
+                bucket.start = start;
+                start += bucket.count;
+            }
         }
+        let total = info.allocated;
         // scatter_cells
         let mut entries = vec![GridEntry::default(); total as usize];
         for (i, placed) in body_cells.iter().enumerate() {
@@ -138,15 +167,20 @@ impl Grid {
             return;
         }
         let (info, own) = (&infos[i], &aabbs[i]);
-        let centre = (Vec2::from(own.min) + Vec2::from(own.max)) * 0.5;
-        for level in me.level..MAX_LEVELS {
+        let mut levels = self.info.occupied_levels;
+        while levels != 0 {
+            let level = levels.trailing_zeros();
+            levels &= levels - 1;
             if self.info.level_layers[level as usize] & info.mask == 0 {
                 continue; // nobody this body accepts lives on this level
             }
-            let home = cell_at(params, centre, level);
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let cell = home + IVec2::new(dx, dy);
+            if !probes(params, me.level, level) {
+                continue; // the bodies of that level look for this one
+            }
+            let (first, last) = probe_range(params, own, level);
+            for y in first.y..=last.y {
+                for x in first.x..=last.x {
+                    let cell = IVec2::new(x, y);
                     let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
                     if bucket.count == 0 || bucket.layers & info.mask == 0 {
                         continue;

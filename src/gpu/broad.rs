@@ -3,15 +3,13 @@
 
 use super::collider::Buffers;
 use super::{bind_group, compute_pipeline, shader_module};
-use crate::packed::{dispatch_size, workgroup_grid, SCAN_BLOCK};
+use crate::packed::{dispatch_size, BUCKETS_PER_THREAD};
 use crate::shaders::Stage;
 
 /// The kernels of the stage in dispatch order, with the bindings each one uses.
-const KERNELS: [(&str, &[u32]); 6] = [
+const KERNELS: [(&str, &[u32]); 4] = [
     ("assign_cells", &[0, 1, 2, 3, 4, 6]),
-    ("scan_buckets", &[0, 4, 9]),
-    ("scan_block_sums", &[0, 9]),
-    ("add_block_sums", &[0, 4, 9]),
+    ("allocate_buckets", &[0, 4, 6]),
     ("scatter_cells", &[0, 1, 2, 3, 4, 5]),
     ("broad", &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
 ];
@@ -49,8 +47,7 @@ impl Broad {
             5 => &b.grid_entries,
             6 => &b.grid_info,
             7 => &b.candidates,
-            8 => &b.counters,
-            _ => &b.block_sums,
+            _ => &b.counters,
         };
         BroadGroups(
             KERNELS
@@ -74,8 +71,12 @@ impl Broad {
         buckets: u32,
     ) {
         let per_body = dispatch_size(bodies);
-        let per_block = workgroup_grid(buckets / SCAN_BLOCK);
-        let sizes = [per_body, per_block, (1, 1), per_block, per_body, per_body];
+        let sizes = [
+            per_body,
+            dispatch_size(buckets / BUCKETS_PER_THREAD),
+            per_body,
+            per_body,
+        ];
         for ((pipeline, group), (x, y)) in self.pipelines.iter().zip(&groups.0).zip(sizes) {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);

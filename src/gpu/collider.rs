@@ -21,11 +21,11 @@ use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
 use crate::error::Error;
-use crate::grid::GridParams;
+use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, body_transform, ShapeLibrary};
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DispatchArgs, GridEntry, GridInfo,
-    Params, SCAN_BLOCK,
+    Params,
 };
 
 /// Finds colliding pairs with the WGSL pipeline.
@@ -84,7 +84,6 @@ pub(crate) struct Buffers {
     pub(crate) buckets: wgpu::Buffer,
     pub(crate) grid_entries: wgpu::Buffer,
     pub(crate) grid_info: wgpu::Buffer,
-    pub(crate) block_sums: wgpu::Buffer,
     pub(crate) narrow_dispatch: wgpu::Buffer,
     /// Counters then pairs, copied here for the one readback.
     pub(crate) readback: wgpu::Buffer,
@@ -237,7 +236,7 @@ impl GpuCollider {
         let bucket_count = self
             .grid
             .bucket_count
-            .min(bucket_capacity(self.capacity.bodies));
+            .min(bucket_count(self.capacity.bodies as usize));
         let params = Params {
             body_count: bodies,
             candidate_capacity: self.capacity.candidates,
@@ -247,6 +246,7 @@ impl GpuCollider {
             _pad0: 0,
             _pad1: 0,
             _pad2: 0,
+            probe_down: self.grid.probe_down,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -370,13 +370,6 @@ fn grown(count: u32) -> u32 {
     count.checked_next_power_of_two().unwrap_or(u32::MAX)
 }
 
-/// Buckets of the hash table for `bodies` bodies: see [`GridParams::bucket_count`].
-fn bucket_capacity(bodies: u32) -> u32 {
-    (2 * bodies as u64)
-        .next_power_of_two()
-        .clamp(4 * SCAN_BLOCK as u64, 1 << 31) as u32
-}
-
 /// Fails when a buffer of `size` bytes cannot be bound as storage on this device.
 fn check_binding(device: &wgpu::Device, what: &'static str, size: u64) -> Result<(), Error> {
     let limits = device.limits();
@@ -457,7 +450,7 @@ impl Buffers {
             )?,
             buckets: make(
                 "buckets",
-                items(bucket_capacity(capacity.bodies), size_of::<Bucket>()),
+                items(bucket_count(capacity.bodies as usize), size_of::<Bucket>()),
                 U::STORAGE | U::COPY_DST,
             )?,
             grid_entries: make(
@@ -470,11 +463,7 @@ impl Buffers {
                 size_of::<GridInfo>() as u64,
                 U::STORAGE | U::COPY_DST,
             )?,
-            block_sums: make(
-                "block sums",
-                items(bucket_capacity(capacity.bodies) / SCAN_BLOCK, 4),
-                U::STORAGE,
-            )?,
+
             narrow_dispatch: make(
                 "narrow dispatch",
                 size_of::<DispatchArgs>() as u64,
