@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use gpu_collide::generate::{random_scene, SceneKind};
-use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, Pair, Scene, Shape};
+use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
+use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape};
 
 use crate::oracle::{self, OracleResult};
 use crate::support::{cpu_pairs, gpu, gpu_pairs, reference_pairs};
@@ -172,4 +172,106 @@ fn one_collider_over_frames_that_move_grow_and_refilter() {
         let extra: Vec<Body> = bodies.iter().take(300).copied().collect();
         bodies.extend(extra);
     }
+}
+
+/// Bullet-hell frames: the cpu backend and the GPU against the oracle, frame after frame.
+fn bullet_hell(bodies: usize, frames: usize, seed: u64) {
+    let mut game = BulletHell::new(bodies, seed);
+    let library = game.scene.validate().expect("valid");
+    let mut cpu = CpuCollider::new(library.clone());
+    let mut gpu = gpu().map(|context| GpuCollider::new(&context, library).expect("collider"));
+    for frame in 0..frames {
+        let text = game.scene.to_json();
+        let truth = oracle::oracle(&text);
+        assert!(
+            !truth.pairs.is_empty(),
+            "frame {frame}: a bullet-hell frame has hits"
+        );
+        let what = format!("bullet hell {bodies} frame {frame}");
+        let found = cpu.find_pairs(&game.scene.bodies).expect("cpu");
+        assert_exact_outside_band(&format!("{what} cpu"), &text, &found, &truth);
+        if let Some(gpu) = gpu.as_mut() {
+            let on_gpu = gpu.find_pairs(&game.scene.bodies).expect("gpu");
+            assert_exact_outside_band(&format!("{what} gpu"), &text, &on_gpu, &truth);
+            let differing = assert_differences_in_band(&what, &found, &on_gpu, &truth);
+            eprintln!(
+                "{what}: {} pairs, {} band pairs, gpu and cpu differ on {differing}",
+                truth.pairs.len(),
+                truth.band.len()
+            );
+        }
+        game.step(1.0 / 60.0);
+    }
+}
+
+#[test]
+fn bullet_hell_grid_matches_the_reference() {
+    // Small enough for the all-pairs reference: the grid must find exactly its pairs.
+    let game = BulletHell::new(8000, 12);
+    let scene = Scene::from_json(&game.scene.to_json()).expect("valid");
+    let reference = reference_pairs(&scene);
+    assert!(!reference.is_empty());
+    assert_eq!(cpu_pairs(&scene), reference);
+    if let Some(context) = gpu() {
+        let truth = oracle::oracle(&game.scene.to_json());
+        assert_differences_in_band(
+            "bullet hell 8000",
+            &reference,
+            &gpu_pairs(&context, &scene),
+            &truth,
+        );
+    }
+}
+
+#[test]
+fn bullet_hell_hundred_thousand_over_frames() {
+    bullet_hell(100_000, 3, 13);
+}
+
+#[test]
+fn bullet_hell_million() {
+    bullet_hell(1_000_000, 1, 14);
+}
+
+#[test]
+fn a_million_bodies_fit_the_default_limits() {
+    if gpu().is_none() {
+        return;
+    }
+    let context = GpuContext::with_limits(wgpu::Limits::default()).expect("default limits");
+    let game = BulletHell::new(1_000_000, 15);
+    let library = game.scene.validate().expect("valid");
+    let found = GpuCollider::new(&context, library.clone())
+        .expect("collider")
+        .find_pairs(&game.scene.bodies)
+        .expect("1M bodies within the default limits");
+    let expected = CpuCollider::new(library)
+        .find_pairs(&game.scene.bodies)
+        .expect("cpu");
+    let truth = oracle::oracle(&game.scene.to_json());
+    assert_differences_in_band("1M default limits", &expected, &found, &truth);
+}
+
+#[test]
+fn a_scene_too_large_for_the_device_is_a_clear_error() {
+    if gpu().is_none() {
+        return;
+    }
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 1 << 20,
+        ..wgpu::Limits::default()
+    };
+    let context = GpuContext::with_limits(limits).expect("small limits");
+    let game = BulletHell::new(100_000, 16);
+    let library = game.scene.validate().expect("valid");
+    let error = GpuCollider::new(&context, library)
+        .expect("collider")
+        .find_pairs(&game.scene.bodies)
+        .expect_err("100k bodies need more than 1 MiB buffers");
+    let message = error.to_string();
+    assert!(
+        matches!(error, gpu_collide::Error::TooLarge { .. }),
+        "{message}"
+    );
+    assert!(message.contains("too large"), "{message}");
 }

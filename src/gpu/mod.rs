@@ -51,8 +51,18 @@ impl GpuContext {
         pollster::block_on(Self::new_async())
     }
 
+    /// [`GpuContext::new`], but asking for exactly `limits` (for example
+    /// `wgpu::Limits::default()`, to check that a scene fits any WebGPU device).
+    pub fn with_limits(limits: wgpu::Limits) -> Result<Self, Error> {
+        pollster::block_on(Self::new_async_with(Some(limits)))
+    }
+
     /// [`GpuContext::new`], as a future.
     pub async fn new_async() -> Result<Self, Error> {
+        Self::new_async_with(None).await
+    }
+
+    async fn new_async_with(limits: Option<wgpu::Limits>) -> Result<Self, Error> {
         let adapters = usable_adapters().await;
         if adapters.is_empty() {
             let backends = std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "all".into());
@@ -62,7 +72,7 @@ impl GpuContext {
         }
         let mut failures = Vec::new();
         for adapter in adapters {
-            match Self::open(adapter).await {
+            match Self::open(adapter, limits.clone()).await {
                 Ok(context) => return Ok(context),
                 Err(error) => failures.push(error.to_string()),
             }
@@ -70,14 +80,14 @@ impl GpuContext {
         Err(Error::NoAdapter(failures.join("; ")))
     }
 
-    /// Opens a device on this adapter, asking for all the limits it offers.
-    pub async fn open(adapter: wgpu::Adapter) -> Result<Self, Error> {
+    /// Opens a device on this adapter with `limits`, or with all the limits it offers.
+    pub async fn open(adapter: wgpu::Adapter, limits: Option<wgpu::Limits>) -> Result<Self, Error> {
         let info = adapter.get_info();
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("gpu-collide"),
             // Timestamps, where the adapter has them, time the stages for benchmarks.
             required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
-            required_limits: adapter.limits(),
+            required_limits: limits.unwrap_or_else(|| adapter.limits()),
             ..Default::default()
         };
         let (device, queue) =
