@@ -50,12 +50,6 @@ enum Backend {
 }
 
 fn main() -> ExitCode {
-    // This program never opens a window: without this, Mesa's EGL probes for a Wayland
-    // display and prints "XDG_RUNTIME_DIR is invalid" errors that are not ours.
-    // Set before any thread starts, and only when the user has not chosen a platform.
-    if std::env::var_os("EGL_PLATFORM").is_none() {
-        std::env::set_var("EGL_PLATFORM", "surfaceless");
-    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Pairs {
