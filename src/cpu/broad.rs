@@ -7,6 +7,7 @@
 //! and the fast CPU path runs it for many bodies in parallel.
 
 use glam::{IVec2, Vec2};
+use rayon::prelude::*;
 
 use crate::collider::Pair;
 use crate::grid::GridParams;
@@ -67,8 +68,30 @@ pub fn probe_range(params: &GridParams, b: &Aabb, level: u32) -> (IVec2, IVec2) 
     (first, last)
 }
 
+/// The cell, level and bucket of one body (its rank is counted afterwards), or
+/// [`NO_BUCKET`] for a body that accepts or offers nothing, or an empty bitmask.
+fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
+    let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
+    if body.layer == 0 || body.mask == 0 || !min.cmple(max).all() {
+        return BodyCell {
+            bucket: NO_BUCKET,
+            ..BodyCell::default()
+        };
+    }
+    let extent = (max - min).max_element();
+    let level = level_of(params, extent);
+    let cell = cell_at(params, (min + max) * 0.5, level);
+    BodyCell {
+        cell: cell.to_array(),
+        level,
+        bucket: cell_bucket(params, cell, level),
+        rank: 0,
+        _pad: 0,
+    }
+}
+
 /// The grid of one frame: every body in one cell, the cells in a hash table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Grid {
     /// Where each body sits.
     pub body_cells: Vec<BodyCell>,
@@ -81,42 +104,42 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// Sorts the bodies into the grid: count per bucket, prefix sum, scatter.
+    /// Sorts the bodies into a new grid.
     pub fn build(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Grid {
-        let mut buckets = vec![Bucket::default(); params.bucket_count as usize];
-        let mut info = GridInfo::default();
-        // assign_cells
-        let body_cells: Vec<BodyCell> = infos
-            .iter()
-            .zip(aabbs)
-            .map(|(body, b)| {
-                let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
-                // A body that accepts or offers nothing, or an empty bitmask, meets no one.
-                if body.layer == 0 || body.mask == 0 || !min.cmple(max).all() {
-                    return BodyCell {
-                        bucket: NO_BUCKET,
-                        ..BodyCell::default()
-                    };
-                }
-                let extent = (max - min).max_element();
-                let level = level_of(params, extent);
-                let cell = cell_at(params, (min + max) * 0.5, level);
-                let bucket = cell_bucket(params, cell, level);
-                let slot = &mut buckets[bucket as usize];
-                let rank = slot.count;
-                slot.count += 1;
-                slot.layers |= body.layer;
-                info.level_layers[level as usize] |= body.layer;
-                info.occupied_levels |= 1 << level;
-                BodyCell {
-                    cell: cell.to_array(),
-                    level,
-                    bucket,
-                    rank,
-                    _pad: 0,
-                }
-            })
-            .collect();
+        let mut grid = Grid::default();
+        grid.rebuild(params, infos, aabbs);
+        grid
+    }
+
+    /// Sorts the bodies into the grid, reusing its memory: where each body goes, the
+    /// count per bucket, each bucket's range, then the entries in place.
+    pub fn rebuild(&mut self, params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) {
+        // assign_cells: where each body goes (the pure part, on all cores), then the
+        // counting that the kernel does with atomics.
+        self.body_cells.clear();
+        self.body_cells.par_extend(
+            infos
+                .par_iter()
+                .zip(aabbs)
+                .with_min_len(4096)
+                .map(|(body, b)| place(params, body, b)),
+        );
+        self.buckets.clear();
+        self.buckets
+            .resize(params.bucket_count as usize, Bucket::default());
+        let (buckets, info) = (&mut self.buckets, &mut self.info);
+        *info = GridInfo::default();
+        for (placed, body) in self.body_cells.iter_mut().zip(infos) {
+            if placed.bucket == NO_BUCKET {
+                continue;
+            }
+            let slot = &mut buckets[placed.bucket as usize];
+            placed.rank = slot.count;
+            slot.count += 1;
+            slot.layers |= body.layer;
+            info.level_layers[placed.level as usize] |= body.layer;
+            info.occupied_levels |= 1 << placed.level;
+        }
         // allocate_buckets, one chunk of buckets after another.
         for chunk in buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
             let total: u32 = chunk.iter().map(|b| b.count).sum();
@@ -127,15 +150,17 @@ impl Grid {
                 start += bucket.count;
             }
         }
-        let total = info.allocated;
         // scatter_cells
-        let mut entries = vec![GridEntry::default(); total as usize];
-        for (i, placed) in body_cells.iter().enumerate() {
+        self.entries.clear();
+        self.entries
+            .resize(info.allocated as usize, GridEntry::default());
+        for (i, placed) in self.body_cells.iter().enumerate() {
             if placed.bucket == NO_BUCKET {
                 continue;
             }
             let (b, body) = (&aabbs[i], &infos[i]);
-            entries[(buckets[placed.bucket as usize].start + placed.rank) as usize] = GridEntry {
+            let slot = buckets[placed.bucket as usize].start + placed.rank;
+            self.entries[slot as usize] = GridEntry {
                 min: b.min,
                 max: b.max,
                 cell: placed.cell,
@@ -144,12 +169,6 @@ impl Grid {
                 layer: body.layer,
                 mask: body.mask,
             };
-        }
-        Grid {
-            body_cells,
-            buckets,
-            entries,
-            info,
         }
     }
 

@@ -21,7 +21,7 @@ use crate::collider::{Collider, FrameStats, Pair};
 use crate::error::Error;
 use crate::grid::GridParams;
 use crate::library::{body_info, body_transform, ShapeLibrary};
-use crate::packed::{BodyInfo, BodyTransform};
+use crate::packed::{Aabb, BodyInfo, BodyTransform};
 
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large
 /// enough that scheduling costs nothing next to the work.
@@ -40,8 +40,19 @@ const CHUNK: usize = 1024;
 pub struct CpuCollider {
     library: ShapeLibrary,
     /// The grid's parameters and the body infos they were chosen for.
-    grid: Option<(GridParams, Vec<BodyInfo>)>,
+    grid_params: Option<(GridParams, Vec<BodyInfo>)>,
     last: FrameStats,
+    /// Reused from frame to frame, so a frame does not pay for fresh memory.
+    scratch: Scratch,
+}
+
+/// The per-frame arrays of [`CpuCollider`].
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    transforms: Vec<BodyTransform>,
+    infos: Vec<BodyInfo>,
+    aabbs: Vec<Aabb>,
+    grid: broad::Grid,
 }
 
 impl CpuCollider {
@@ -49,8 +60,9 @@ impl CpuCollider {
     pub fn new(library: ShapeLibrary) -> Self {
         CpuCollider {
             library,
-            grid: None,
+            grid_params: None,
             last: FrameStats::default(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -60,12 +72,13 @@ impl CpuCollider {
     }
 
     /// The grid parameters for these infos, chosen again only when the infos change.
-    fn grid_params(&mut self, infos: &[BodyInfo]) -> GridParams {
-        match &self.grid {
-            Some((params, seen)) if seen.as_slice() == infos => *params,
+    fn grid_params(&mut self) -> GridParams {
+        let infos = &self.scratch.infos;
+        match &self.grid_params {
+            Some((params, seen)) if seen == infos => *params,
             _ => {
                 let params = GridParams::for_bodies(&self.library, infos);
-                self.grid = Some((params, infos.to_vec()));
+                self.grid_params = Some((params, infos.clone()));
                 params
             }
         }
@@ -75,22 +88,29 @@ impl CpuCollider {
 impl Collider for CpuCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
-        let transforms: Vec<BodyTransform> = bodies.par_iter().map(body_transform).collect();
-        let infos: Vec<BodyInfo> = bodies.par_iter().map(body_info).collect();
-        let params = self.grid_params(&infos);
-        let library = &self.library;
-        let aabbs: Vec<_> = transforms
-            .par_iter()
-            .zip(&infos)
-            .with_min_len(CHUNK)
-            .map(|(t, info)| bounds::body_bounds(library, t, info))
-            .collect();
-        let grid = broad::Grid::build(&params, &infos, &aabbs);
+        let s = &mut self.scratch;
+        s.transforms.clear();
+        s.transforms
+            .par_extend(bodies.par_iter().map(body_transform));
+        s.infos.clear();
+        s.infos.par_extend(bodies.par_iter().map(body_info));
+        let params = self.grid_params();
+        let (library, s) = (&self.library, &mut self.scratch);
+        s.aabbs.clear();
+        s.aabbs.par_extend(
+            s.transforms
+                .par_iter()
+                .zip(&s.infos)
+                .with_min_len(CHUNK)
+                .map(|(t, info)| bounds::body_bounds(library, t, info)),
+        );
+        s.grid.rebuild(&params, &s.infos, &s.aabbs);
+        let (grid, infos, aabbs, transforms) = (&s.grid, &s.infos, &s.aabbs, &s.transforms);
         let candidates: Vec<Pair> = (0..bodies.len())
             .into_par_iter()
             .with_min_len(CHUNK)
             .fold(Vec::new, |mut found, i| {
-                grid.candidates_of(&params, i, &infos, &aabbs, &mut found);
+                grid.candidates_of(&params, i, infos, aabbs, &mut found);
                 found
             })
             .flatten_iter()
@@ -100,7 +120,7 @@ impl Collider for CpuCollider {
             .with_min_len(CHUNK)
             .copied()
             .filter(|&[i, j]| {
-                narrow::bodies_collide(library, &transforms, &infos, i as usize, j as usize)
+                narrow::bodies_collide(library, transforms, infos, i as usize, j as usize)
             })
             .collect();
         pairs.par_sort_unstable();
