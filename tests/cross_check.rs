@@ -8,7 +8,7 @@ use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
 use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape};
 
 use crate::oracle::{self, OracleResult};
-use crate::support::{cpu_pairs, gpu, gpu_pairs, reference_pairs};
+use crate::support::{assert_well_formed, cpu_pairs, gpu, gpu_pairs, reference_pairs};
 
 /// Asserts `reported` matches the oracle outside the band, showing the offending pairs.
 pub fn assert_exact_outside_band(what: &str, text: &str, reported: &[Pair], truth: &OracleResult) {
@@ -157,6 +157,7 @@ fn one_collider_over_frames_that_move_grow_and_refilter() {
         .to_json();
         let truth = oracle::oracle(&text);
         let found = gpu.find_pairs(&bodies).expect("gpu");
+        assert_well_formed(&format!("frame {frame}"), &found);
         assert_differences_in_band(&format!("frame {frame}"), &expected, &found, &truth);
         assert!(!expected.is_empty());
         // Move everything but bitmasks, change some filters, and grow the scene.
@@ -189,9 +190,11 @@ fn bullet_hell(bodies: usize, frames: usize, seed: u64) {
         );
         let what = format!("bullet hell {bodies} frame {frame}");
         let found = cpu.find_pairs(&game.scene.bodies).expect("cpu");
+        assert_well_formed(&what, &found);
         assert_exact_outside_band(&format!("{what} cpu"), &text, &found, &truth);
         if let Some(gpu) = gpu.as_mut() {
             let on_gpu = gpu.find_pairs(&game.scene.bodies).expect("gpu");
+            assert_well_formed(&what, &on_gpu);
             assert_exact_outside_band(&format!("{what} gpu"), &text, &on_gpu, &truth);
             let differing = assert_differences_in_band(&what, &found, &on_gpu, &truth);
             eprintln!(

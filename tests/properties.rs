@@ -1,6 +1,7 @@
 //! Property tests: small random scenes over a fixed shape library, shrunk to a minimal
 //! failing scene when a backend disagrees with the oracle or with the other backend.
 
+use gpu_collide::cpu::ReferenceCollider;
 use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, Scene, Shape, ShapeLibrary};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -97,11 +98,90 @@ fn gpu_agrees_with_cpu_except_in_the_band() {
         .run(&bodies(&shapes), |bodies| {
             let expected = cpu.borrow_mut().find_pairs(&bodies).expect("cpu");
             let found = gpu.borrow_mut().find_pairs(&bodies).expect("gpu");
+            let well_formed =
+                found.windows(2).all(|w| w[0] < w[1]) && found.iter().all(|p| p[0] < p[1]);
+            prop_assert!(well_formed, "gpu pairs not unique and sorted: {found:?}");
             let (_, outside) = differences(&expected, &found, &oracle_of(&shapes, &bodies));
             prop_assert!(
                 outside.is_empty(),
                 "differ outside the band on {outside:?}\ncpu {expected:?}\ngpu {found:?}"
             );
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Shapes from 0.2 to 80 units across, so bodies spread over many grid levels and the
+/// grid looks both ways between levels (coarse sweeping fine, fine looking up).
+fn mixed_size_shapes() -> Vec<Shape> {
+    let mut rows = vec!["#".repeat(40); 40];
+    rows[20] = ".".repeat(40);
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let text = serde_json::json!({"shapes": [
+        {"circle": 0.1},
+        {"circle": 0.4},
+        {"polygon": [[0, 0], [0.5, 0], [0, 0.5]]},
+        {"circle": 30.0},
+        {"polygon": [[-40, -0.5], [40, -0.5], [40, 0.5], [-40, 0.5]]},
+        {"bitmask": {"width": 40, "height": 40, "rows": rows}},
+        {"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}
+    ]})
+    .to_string();
+    Scene::from_json(&text).expect("valid").shapes
+}
+
+#[test]
+fn grid_finds_exactly_the_reference_pairs() {
+    let shapes = mixed_size_shapes();
+    let library = ShapeLibrary::new(&shapes).expect("valid");
+    let reference = RefCell::new(ReferenceCollider::new(library.clone()));
+    let cpu = RefCell::new(CpuCollider::new(library.clone()));
+    let gpu =
+        gpu().map(|context| RefCell::new(GpuCollider::new(&context, library).expect("collider")));
+    let kinds: Vec<bool> = shapes
+        .iter()
+        .map(|s| matches!(s, Shape::Bitmask(_)))
+        .collect();
+    // Mostly tiny bodies, a few huge ones.
+    let body = (
+        0..100usize,
+        -60.0f32..60.0,
+        -60.0f32..60.0,
+        -3.2f32..3.2,
+        0u32..3,
+        1u32..8,
+    )
+        .prop_map(move |(pick, x, y, angle, layer, mask)| {
+            let shape = if pick < 90 { pick % 3 } else { 3 + pick % 4 };
+            let mut body =
+                Body::new(shape as u32, glam::Vec2::new(x, y)).with_filter(1 << layer, mask);
+            if kinds[shape] {
+                body.position = body.position.round();
+            } else {
+                body.angle = angle;
+            }
+            body
+        });
+    let mut runner = TestRunner::new(Config {
+        cases: 48,
+        ..Config::default()
+    });
+    runner
+        .run(&proptest::collection::vec(body, 0..400), |bodies| {
+            let expected = reference
+                .borrow_mut()
+                .find_pairs(&bodies)
+                .expect("reference");
+            let found = cpu.borrow_mut().find_pairs(&bodies).expect("cpu");
+            prop_assert_eq!(&found, &expected);
+            if let Some(gpu) = &gpu {
+                let on_gpu = gpu.borrow_mut().find_pairs(&bodies).expect("gpu");
+                let (_, outside) = differences(&expected, &on_gpu, &oracle_of(&shapes, &bodies));
+                prop_assert!(
+                    outside.is_empty(),
+                    "gpu differs outside the band on {outside:?}"
+                );
+            }
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{e}"));

@@ -30,27 +30,45 @@ pub fn gpu() -> Option<GpuContext> {
     }
 }
 
+/// Checks the format's promise: each pair once, as `[i, j]` with `i < j`, sorted ascending.
+pub fn assert_well_formed(what: &str, pairs: &[Pair]) -> Vec<Pair> {
+    for p in pairs {
+        assert!(p[0] < p[1], "{what}: pair {p:?} is not [i, j] with i < j");
+    }
+    for w in pairs.windows(2) {
+        assert!(
+            w[0] < w[1],
+            "{what}: pairs not strictly ascending (duplicate?) at {:?}",
+            w
+        );
+    }
+    pairs.to_vec()
+}
+
 /// Pairs from the readable CPU reference (all pairs, one thread).
 pub fn reference_pairs(scene: &Scene) -> Vec<Pair> {
     let library = scene.validate().expect("test scene is valid");
-    ReferenceCollider::new(library)
+    let pairs = ReferenceCollider::new(library)
         .find_pairs(&scene.bodies)
-        .expect("reference runs")
+        .expect("reference runs");
+    assert_well_formed("reference", &pairs)
 }
 
 /// Pairs from the cpu backend (grid broad phase, all cores).
 pub fn cpu_pairs(scene: &Scene) -> Vec<Pair> {
     let library = scene.validate().expect("test scene is valid");
-    CpuCollider::new(library)
+    let pairs = CpuCollider::new(library)
         .find_pairs(&scene.bodies)
-        .expect("cpu backend runs")
+        .expect("cpu backend runs");
+    assert_well_formed("cpu", &pairs)
 }
 
 /// Pairs from the GPU.
 pub fn gpu_pairs(context: &GpuContext, scene: &Scene) -> Vec<Pair> {
     let library = scene.validate().expect("test scene is valid");
-    GpuCollider::new(context, library)
+    let pairs = GpuCollider::new(context, library)
         .expect("gpu collider builds")
         .find_pairs(&scene.bodies)
-        .expect("gpu backend runs")
+        .expect("gpu backend runs");
+    assert_well_formed("gpu", &pairs)
 }

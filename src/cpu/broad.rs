@@ -240,3 +240,51 @@ pub fn broad(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pai
     }
     candidates
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::bounds::bounds;
+    use crate::cpu::reference::all_pairs;
+    use crate::generate::{random_scene, BulletHell, SceneKind};
+    use crate::library::{body_info, body_transform};
+    use crate::scene::Scene;
+
+    /// The grid's candidates equal the all-pairs candidates, whichever side looks
+    /// between levels: always the coarse, always the fine, or as the host chose.
+    fn check(scene: &Scene) {
+        let library = scene.validate().expect("valid");
+        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let aabbs = bounds(&library, &transforms, &infos);
+        let mut expected = all_pairs(&infos, &aabbs);
+        expected.sort_unstable();
+        let chosen = GridParams::for_bodies(&library, &infos);
+        for probe_down in [chosen.probe_down, [0; 32], [u32::MAX; 32]] {
+            let params = GridParams { probe_down, ..chosen };
+            let mut found = broad(&params, &infos, &aabbs);
+            found.sort_unstable();
+            assert_eq!(found, expected, "probe_down {:?}", &probe_down[..4]);
+        }
+    }
+
+    #[test]
+    fn grid_candidates_equal_all_pairs_whichever_side_looks() {
+        for kind in SceneKind::ALL {
+            check(&random_scene(kind, 1500, 21));
+        }
+        check(&BulletHell::new(5000, 22).scene);
+    }
+
+    #[test]
+    fn touching_bodies_two_levels_apart_are_found() {
+        // A body exactly as large as a level-0 cell touching a much larger one, both ways round.
+        let scene = Scene::from_json(
+            r#"{"shapes": [{"circle": 0.5}, {"circle": 8.0}],
+                "bodies": [{"shape": 0, "x": 0, "y": 0}, {"shape": 0, "x": 0.3, "y": 0.2},
+                           {"shape": 1, "x": 8.5, "y": 0}, {"shape": 1, "x": -8.5, "y": 0.9}]}"#,
+        )
+        .expect("valid");
+        check(&scene);
+    }
+}
