@@ -261,7 +261,10 @@ mod tests {
         expected.sort_unstable();
         let chosen = GridParams::for_bodies(&library, &infos);
         for probe_down in [chosen.probe_down, [0; 32], [u32::MAX; 32]] {
-            let params = GridParams { probe_down, ..chosen };
+            let params = GridParams {
+                probe_down,
+                ..chosen
+            };
             let mut found = broad(&params, &infos, &aabbs);
             found.sort_unstable();
             assert_eq!(found, expected, "probe_down {:?}", &probe_down[..4]);

@@ -13,10 +13,9 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
-use super::broad::BroadGroups;
-use super::narrow::NarrowGroups;
 use super::readback::read_mapped;
 use super::timing::{StageTimer, STAMP_BYTES, TIMED_STAGES};
+use super::{bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
@@ -91,17 +90,17 @@ pub(crate) struct Buffers {
 
 #[derive(Debug)]
 struct Groups {
-    bounds: wgpu::BindGroup,
-    broad: BroadGroups,
-    narrow: NarrowGroups,
+    bounds: StageGroups,
+    broad: StageGroups,
+    narrow: StageGroups,
 }
 
 impl Groups {
     fn new(device: &wgpu::Device, p: &Pipelines, buffers: &Buffers) -> Self {
         Groups {
-            bounds: p.bounds.bind(device, buffers),
-            broad: p.broad.bind(device, buffers),
-            narrow: p.narrow.bind(device, buffers),
+            bounds: bounds::bind(&p.bounds, device, buffers),
+            broad: broad::bind(&p.broad, device, buffers),
+            narrow: narrow::bind(&p.narrow, device, buffers),
         }
     }
 }
@@ -266,12 +265,11 @@ impl GpuCollider {
                 label: Some(["bounds", "broad", "narrow"][stage as usize]),
                 timestamp_writes: self.timer.as_ref().map(|t| t.pass_writes(stage)),
             });
+            let g = &self.groups;
             match stage {
-                0 => p.bounds.dispatch(&mut pass, &self.groups.bounds, bodies),
-                1 => p
-                    .broad
-                    .dispatch(&mut pass, &self.groups.broad, bodies, bucket_count),
-                _ => p.narrow.dispatch(&mut pass, &self.groups.narrow, b),
+                0 => bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies),
+                1 => broad::dispatch(&p.broad, &mut pass, &g.broad, bodies, bucket_count),
+                _ => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b),
             }
         }
         encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, STAMPS_AT);

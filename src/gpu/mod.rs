@@ -36,9 +36,9 @@ pub struct GpuContext {
 /// The compiled pipelines of every stage.
 #[derive(Debug)]
 pub(crate) struct Pipelines {
-    pub(crate) bounds: bounds::Bounds,
-    pub(crate) broad: broad::Broad,
-    pub(crate) narrow: narrow::Narrow,
+    pub(crate) bounds: StageKernels,
+    pub(crate) broad: StageKernels,
+    pub(crate) narrow: StageKernels,
 }
 
 impl GpuContext {
@@ -126,9 +126,9 @@ impl GpuContext {
         self.pipelines
             .get_or_init(|| {
                 Arc::new(Pipelines {
-                    bounds: bounds::Bounds::new(&self.device),
-                    broad: broad::Broad::new(&self.device),
-                    narrow: narrow::Narrow::new(&self.device),
+                    bounds: StageKernels::new(&self.device, Stage::Bounds, bounds::KERNELS),
+                    broad: StageKernels::new(&self.device, Stage::Broad, broad::KERNELS),
+                    narrow: StageKernels::new(&self.device, Stage::Narrow, narrow::KERNELS),
                 })
             })
             .clone()
@@ -225,46 +225,101 @@ pub async fn usable_adapters() -> Vec<wgpu::Adapter> {
     adapters
 }
 
-/// The compute pipeline of `entry_point` in `stage`'s module, its layout derived from the shader.
-pub(crate) fn compute_pipeline(
-    device: &wgpu::Device,
-    module: &wgpu::ShaderModule,
-    entry_point: &str,
-) -> wgpu::ComputePipeline {
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(entry_point),
-        layout: None,
-        module,
-        entry_point: Some(entry_point),
-        compilation_options: Default::default(),
-        cache: None,
-    })
+/// One kernel of a stage: its entry point and the binding numbers it uses (the
+/// pipeline's layout is derived from the shader, so the bind group must match exactly).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Kernel {
+    pub(crate) entry: &'static str,
+    pub(crate) bindings: &'static [u32],
 }
 
-/// The shader module of a stage.
-pub(crate) fn shader_module(device: &wgpu::Device, stage: Stage) -> wgpu::ShaderModule {
-    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(stage.name()),
-        source: wgpu::ShaderSource::Wgsl(stage.source().into()),
-    })
+/// The compiled kernels of one stage, in the order the stage lists them.
+#[derive(Debug)]
+pub(crate) struct StageKernels {
+    kernels: &'static [Kernel],
+    pipelines: Vec<wgpu::ComputePipeline>,
 }
 
-/// A bind group for group 0 of `pipeline`, each buffer whole at its binding number.
-pub(crate) fn bind_group(
-    device: &wgpu::Device,
-    pipeline: &wgpu::ComputePipeline,
-    entries: &[(u32, &wgpu::Buffer)],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = entries
-        .iter()
-        .map(|&(binding, buffer)| wgpu::BindGroupEntry {
-            binding,
-            resource: buffer.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    })
+/// Bind groups of a stage's kernels, in the same order.
+#[derive(Debug)]
+pub(crate) struct StageGroups(Vec<wgpu::BindGroup>);
+
+impl StageKernels {
+    /// Compiles every kernel of `stage` from its one module.
+    pub(crate) fn new(device: &wgpu::Device, stage: Stage, kernels: &'static [Kernel]) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(stage.name()),
+            source: wgpu::ShaderSource::Wgsl(stage.source().into()),
+        });
+        let pipelines = kernels
+            .iter()
+            .map(|k| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(k.entry),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(k.entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .collect();
+        StageKernels { kernels, pipelines }
+    }
+
+    /// Binds, for every kernel, the buffers at its binding numbers; `buffer` says which
+    /// buffer a binding number means in this stage's shader.
+    pub(crate) fn bind<'a>(
+        &self,
+        device: &wgpu::Device,
+        buffer: impl Fn(u32) -> &'a wgpu::Buffer,
+    ) -> StageGroups {
+        let groups = self
+            .kernels
+            .iter()
+            .zip(&self.pipelines)
+            .map(|(kernel, pipeline)| {
+                let entries: Vec<wgpu::BindGroupEntry> = kernel
+                    .bindings
+                    .iter()
+                    .map(|&binding| wgpu::BindGroupEntry {
+                        binding,
+                        resource: buffer(binding).as_entire_binding(),
+                    })
+                    .collect();
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(kernel.entry),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                })
+            })
+            .collect();
+        StageGroups(groups)
+    }
+
+    /// Dispatches kernel `k` over `(x, y)` workgroups.
+    pub(crate) fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        groups: &StageGroups,
+        k: usize,
+        (x, y): (u32, u32),
+    ) {
+        pass.set_pipeline(&self.pipelines[k]);
+        pass.set_bind_group(0, &groups.0[k], &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// Dispatches kernel `k` with the workgroup counts the GPU wrote into `args`.
+    pub(crate) fn dispatch_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        groups: &StageGroups,
+        k: usize,
+        args: &wgpu::Buffer,
+    ) {
+        pass.set_pipeline(&self.pipelines[k]);
+        pass.set_bind_group(0, &groups.0[k], &[]);
+        pass.dispatch_workgroups_indirect(args, 0);
+    }
 }

@@ -3,71 +3,48 @@
 //! indirect dispatch of `narrow`.
 
 use super::collider::Buffers;
-use super::{bind_group, compute_pipeline, shader_module};
-use crate::shaders::Stage;
+use super::{Kernel, StageGroups, StageKernels};
 
-/// The narrow-phase pipelines.
-#[derive(Debug)]
-pub struct Narrow {
-    args: wgpu::ComputePipeline,
-    pipeline: wgpu::ComputePipeline,
+/// The stage's kernels in dispatch order, with the bindings each one uses.
+pub(crate) const KERNELS: &[Kernel] = &[
+    Kernel {
+        entry: "narrow_args",
+        bindings: &[0, 7, 9],
+    },
+    Kernel {
+        entry: "narrow",
+        bindings: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+    },
+];
+
+/// The buffer at each binding number of `shaders/narrow.wgsl`.
+fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
+    match binding {
+        0 => &b.params,
+        1 => &b.shapes,
+        2 => &b.polygon_vertices,
+        3 => &b.bitmask_words,
+        4 => &b.transforms,
+        5 => &b.infos,
+        6 => &b.candidates,
+        7 => &b.counters,
+        8 => &b.pairs,
+        _ => &b.narrow_dispatch,
+    }
 }
 
-/// Bind groups of the two narrow-phase pipelines.
-#[derive(Debug)]
-pub(crate) struct NarrowGroups {
-    args: wgpu::BindGroup,
-    narrow: wgpu::BindGroup,
+/// Binds the stage's buffers.
+pub(crate) fn bind(kernels: &StageKernels, device: &wgpu::Device, b: &Buffers) -> StageGroups {
+    kernels.bind(device, |binding| buffer(b, binding))
 }
 
-impl Narrow {
-    /// Compiles the stage.
-    pub(crate) fn new(device: &wgpu::Device) -> Self {
-        let module = shader_module(device, Stage::Narrow);
-        Narrow {
-            args: compute_pipeline(device, &module, "narrow_args"),
-            pipeline: compute_pipeline(device, &module, "narrow"),
-        }
-    }
-
-    /// Binds the buffers the stage reads and writes, at the shader's binding numbers.
-    pub(crate) fn bind(&self, device: &wgpu::Device, b: &Buffers) -> NarrowGroups {
-        NarrowGroups {
-            args: bind_group(
-                device,
-                &self.args,
-                &[(0, &b.params), (7, &b.counters), (9, &b.narrow_dispatch)],
-            ),
-            narrow: bind_group(
-                device,
-                &self.pipeline,
-                &[
-                    (0, &b.params),
-                    (1, &b.shapes),
-                    (2, &b.polygon_vertices),
-                    (3, &b.bitmask_words),
-                    (4, &b.transforms),
-                    (5, &b.infos),
-                    (6, &b.candidates),
-                    (7, &b.counters),
-                    (8, &b.pairs),
-                ],
-            ),
-        }
-    }
-
-    /// One thread per candidate, sized on the GPU.
-    pub(crate) fn dispatch(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        groups: &NarrowGroups,
-        b: &Buffers,
-    ) {
-        pass.set_pipeline(&self.args);
-        pass.set_bind_group(0, &groups.args, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &groups.narrow, &[]);
-        pass.dispatch_workgroups_indirect(&b.narrow_dispatch, 0);
-    }
+/// One thread per candidate, sized on the GPU.
+pub(crate) fn dispatch(
+    kernels: &StageKernels,
+    pass: &mut wgpu::ComputePass,
+    groups: &StageGroups,
+    b: &Buffers,
+) {
+    kernels.dispatch(pass, groups, 0, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 1, &b.narrow_dispatch);
 }
