@@ -15,9 +15,9 @@
 // - Cells live in a hash table of power-of-two size, built by counting sort:
 //   assign_cells counts, allocate_buckets turns counts into ranges, scatter_cells
 //   writes the entries grouped by bucket, so a bucket's bodies are read contiguously.
-// - Filters act early: each bucket and each level keeps the OR of its bodies' layers,
-//   so a bullet whose mask misses every body nearby skips the cells without reading
-//   a single entry, and bullets that never meet bullets cost a few loads each.
+// - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
+//   mask accepts nobody on a level never looks there, and bullets that never meet
+//   bullets cost a few loads each.
 //
 // Measured (lavapipe, 2 cores, 100k bullet-hell bodies; see BENCHMARKS.md): a first
 // version with a three-pass prefix sum and every body looking at its coarser levels
@@ -31,8 +31,14 @@
 @group(0) @binding(1) var<storage, read> infos: array<BodyInfo>;
 @group(0) @binding(2) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(3) var<storage, read_write> body_cells: array<BodyCell>;
+// The table and the per-level summary are built with atomics (assign_cells,
+// allocate_buckets) and read with plain loads once built: software adapters execute
+// even an atomic load as a locked operation, which a million threads then contend on.
+// Each kernel uses only one of the two views of a binding.
+@group(0) @binding(4) var<storage, read_write> bucket_counters: array<AtomicBucket>;
 @group(0) @binding(4) var<storage, read_write> buckets: array<Bucket>;
 @group(0) @binding(5) var<storage, read_write> grid_entries: array<GridEntry>;
+@group(0) @binding(6) var<storage, read_write> grid_info_counters: AtomicGridInfo;
 @group(0) @binding(6) var<storage, read_write> grid_info: GridInfo;
 @group(0) @binding(7) var<storage, read_write> candidates: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read_write> counters: Counters;
@@ -85,8 +91,7 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             let level = level_of(extent);
             let cell = cell_at((box.min + box.max) * 0.5, level);
             let bucket = cell_bucket(cell, level);
-            let rank = atomicAdd(&buckets[bucket].count, 1u);
-            atomicOr(&buckets[bucket].layers, info.layer);
+            let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
             atomicOr(&group_level_layers[level], info.layer);
             placed = BodyCell(cell, level, bucket, rank, 0u);
         }
@@ -97,8 +102,8 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
     if local < MAX_LEVELS {
         let layers = atomicLoad(&group_level_layers[local]);
         if layers != 0u {
-            atomicOr(&grid_info.level_layers[local], layers);
-            atomicOr(&grid_info.occupied_levels, 1u << local);
+            atomicOr(&grid_info_counters.level_layers[local], layers);
+            atomicOr(&grid_info_counters.occupied_levels, 1u << local);
         }
     }
 }
@@ -115,15 +120,15 @@ fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_
     }
     var total = 0u;
     for (var b = first; b < first + BUCKETS_PER_THREAD; b++) {
-        total += atomicLoad(&buckets[b].count);
+        total += buckets[b].count;
     }
     if total == 0u {
         return;
     }
-    var start = atomicAdd(&grid_info.allocated, total);
+    var start = atomicAdd(&grid_info_counters.allocated, total);
     for (var b = first; b < first + BUCKETS_PER_THREAD; b++) {
         buckets[b].start = start;
-        start += atomicLoad(&buckets[b].count);
+        start += buckets[b].count;
     }
 }
 
@@ -188,11 +193,11 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let info = infos[i];
     let box = aabbs[i];
-    var levels = atomicLoad(&grid_info.occupied_levels);
+    var levels = grid_info.occupied_levels;
     while levels != 0u {
         let level = countTrailingZeros(levels);
         levels &= levels - 1u;
-        if (atomicLoad(&grid_info.level_layers[level]) & info.mask) == 0u {
+        if (grid_info.level_layers[level] & info.mask) == 0u {
             continue; // nobody this body accepts lives on this level
         }
         if !probes(me.level, level) {
@@ -203,11 +208,9 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             for (var x = range.y; x <= range.w; x++) {
                 let cell = vec2<i32>(x, y);
                 let b = cell_bucket(cell, level);
-                let count = atomicLoad(&buckets[b].count);
-                if count == 0u || (atomicLoad(&buckets[b].layers) & info.mask) == 0u {
-                    continue;
-                }
-                let start = buckets[b].start;
+                let bucket = buckets[b];
+                let start = bucket.start;
+                let count = bucket.count;
                 for (var k = start; k < start + count; k++) {
                     let other = grid_entries[k];
                     // Other cells share the bucket when their hashes collide.

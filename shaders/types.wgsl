@@ -57,9 +57,14 @@ struct BodyCell {
 }
 
 struct Bucket {
+    count: u32,
+    start: u32,
+}
+
+// `Bucket` while the table is being counted: the same layout with an atomic count.
+struct AtomicBucket {
     count: atomic<u32>,
     start: u32,
-    layers: atomic<u32>,
 }
 
 struct GridEntry {
@@ -73,6 +78,13 @@ struct GridEntry {
 }
 
 struct GridInfo {
+    level_layers: array<u32, MAX_LEVELS>,
+    occupied_levels: u32,
+    allocated: u32,
+}
+
+// `GridInfo` while it is being built: the same layout with atomic fields.
+struct AtomicGridInfo {
     level_layers: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,
     allocated: atomic<u32>,

@@ -173,8 +173,8 @@ pub struct BodyCell {
     pub _pad: u32,
 }
 
-/// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (whose `count` and
-/// `layers` are atomics).
+/// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (and `AtomicBucket`,
+/// the same with an atomic count, used while counting).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Bucket {
@@ -182,8 +182,6 @@ pub struct Bucket {
     pub count: u32,
     /// Index of its first body in the sorted entries.
     pub start: u32,
-    /// OR of its bodies' layers, so a body whose mask misses them all skips the bucket.
-    pub layers: u32,
 }
 
 /// A body as stored in the grid, sorted by bucket so a bucket's bodies are read
@@ -207,7 +205,8 @@ pub struct GridEntry {
     pub mask: u32,
 }
 
-/// What the grid holds per level. Mirrors WGSL `GridInfo` (atomics).
+/// What the grid holds per level. Mirrors WGSL `GridInfo` (and `AtomicGridInfo`, the
+/// same with atomic fields, used while building).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct GridInfo {

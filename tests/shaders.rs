@@ -94,7 +94,8 @@ fn rust_structs_mirror_wgsl_structs() {
         ]
     );
     assert_mirrors!(BodyCell, "BodyCell", [cell, level, bucket, rank, _pad]);
-    assert_mirrors!(Bucket, "Bucket", [count, start, layers]);
+    assert_mirrors!(Bucket, "Bucket", [count, start]);
+    assert_mirrors!(Bucket, "AtomicBucket", [count, start]);
     assert_mirrors!(
         GridEntry,
         "GridEntry",

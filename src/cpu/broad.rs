@@ -136,7 +136,6 @@ impl Grid {
             let slot = &mut buckets[placed.bucket as usize];
             placed.rank = slot.count;
             slot.count += 1;
-            slot.layers |= body.layer;
             info.level_layers[placed.level as usize] |= body.layer;
             info.occupied_levels |= 1 << placed.level;
         }
@@ -201,9 +200,6 @@ impl Grid {
                 for x in first.x..=last.x {
                     let cell = IVec2::new(x, y);
                     let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
-                    if bucket.count == 0 || bucket.layers & info.mask == 0 {
-                        continue;
-                    }
                     let start = bucket.start as usize;
                     for other in &self.entries[start..start + bucket.count as usize] {
                         // Other cells share the bucket when their hashes collide.
