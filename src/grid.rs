@@ -30,7 +30,10 @@ impl GridParams {
                 *n += 1;
             }
         }
-        let base_cell = median_extent(library, &uses);
+        // Cells twice the median body: most bodies then sit on level 0 (a body exactly
+        // as large as a cell would be pushed up a level by the rounding margin), and a
+        // coarse body sweeping level 0 covers a quarter of the cells it would otherwise.
+        let base_cell = 2.0 * median_extent(library, &uses);
         let bucket_count = bucket_count(infos.len());
         let mut params = GridParams {
             base_cell,
@@ -65,8 +68,7 @@ pub fn bucket_count(bodies: usize) -> u32 {
     (2 * bodies as u64).next_power_of_two().clamp(1024, 1 << 31) as u32
 }
 
-/// The median size of the bodies, by shape use: most bodies then sit on the finest
-/// levels, a handful to a cell.
+/// The median size of the bodies, by shape use.
 fn median_extent(library: &ShapeLibrary, uses: &[usize]) -> f32 {
     let mut sizes: Vec<(f32, usize)> = library
         .extents

@@ -9,6 +9,7 @@
 use std::mem::size_of;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
@@ -211,10 +212,13 @@ impl GpuCollider {
 
     /// Uploads this frame's transforms, and the infos if they changed.
     fn upload_bodies(&mut self, bodies: &[Body]) {
+        // sin/cos in f64 for a million bodies is worth both cores.
         self.transforms.clear();
-        self.transforms.extend(bodies.iter().map(body_transform));
+        self.transforms
+            .par_extend(bodies.par_iter().with_min_len(8192).map(body_transform));
         self.infos.clear();
-        self.infos.extend(bodies.iter().map(body_info));
+        self.infos
+            .par_extend(bodies.par_iter().with_min_len(8192).map(body_info));
         let queue = &self.context.queue;
         queue.write_buffer(
             &self.buffers.transforms,
