@@ -197,7 +197,7 @@ impl BulletHell {
         for _ in 0..enemies {
             let shape = rng.random_range(enemy_shapes.clone()) as u32;
             let body = Body::new(shape, place(&mut rng))
-                .with_angle(rng.random_range(-3.1..3.1))
+                .with_angle(rng.random_range(-std::f32::consts::PI..std::f32::consts::PI))
                 .with_filter(LAYER_ENEMY, LAYER_PLAYER | LAYER_PLAYER_BULLET);
             scene_bodies.push(body);
             velocities.push(Vec2::new(
@@ -217,7 +217,8 @@ impl BulletHell {
             let velocity = if player_bullet {
                 Vec2::new(0.0, rng.random_range(300.0..500.0))
             } else {
-                Vec2::from_angle(rng.random_range(-3.14..3.14)) * rng.random_range(60.0..200.0)
+                Vec2::from_angle(rng.random_range(-std::f32::consts::PI..std::f32::consts::PI))
+                    * rng.random_range(60.0..200.0)
             };
             // Thin bullets point where they fly.
             let angle = velocity.y.atan2(velocity.x) - std::f32::consts::FRAC_PI_2;
