@@ -91,4 +91,7 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The parry2d baseline of the benchmark could not represent a shape of the library.
+    #[error("parry2d baseline: {0}")]
+    Baseline(String),
 }

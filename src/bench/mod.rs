@@ -1,0 +1,4 @@
+//! `gpu-collide bench`: frame times of every backend on the same moving scenes, and
+//! whether they found the same pairs.
+
+pub mod parry;
