@@ -91,7 +91,18 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// Writing a file (or creating its directory) failed.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file or directory.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
     /// The parry2d baseline of the benchmark could not represent a shape of the library.
     #[error("parry2d baseline: {0}")]
     Baseline(String),
+    /// The benchmark report (its plot) could not be drawn.
+    #[error("benchmark report: {0}")]
+    Report(String),
 }

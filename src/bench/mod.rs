@@ -3,4 +3,6 @@
 
 pub mod budget;
 pub mod parry;
+pub mod plot;
+pub mod report;
 pub mod workload;
