@@ -4,7 +4,7 @@
 //!
 //! Every frame, as the other backends do, it starts from the bodies alone:
 //! 1. the world AABB of each body (`Shape::compute_aabb` at the body's pose);
-//! 2. a BVH built over those boxes (`Bvh::from_iter`, binned SAH build), traversed
+//! 2. a BVH built over those boxes (`Bvh::from_leaves`, binned SAH build), traversed
 //!    against itself (`traverse_bvtt_single_tree`) for the pairs of overlapping boxes;
 //! 3. the layer/mask filter, then `query::intersection_test` on the pair's shapes.
 //!
@@ -55,7 +55,9 @@ pub struct ParryCollider {
     workspace: BvhWorkspace,
     /// Reused every frame.
     poses: Vec<Pose>,
-    leaves: Vec<(usize, Aabb)>,
+    leaves: Vec<Aabb>,
+    /// The body of each leaf: bodies without a shape have none.
+    leaf_bodies: Vec<u32>,
     last: FrameStats,
 }
 
@@ -83,6 +85,7 @@ impl ParryCollider {
             workspace: BvhWorkspace::default(),
             poses: Vec::new(),
             leaves: Vec::new(),
+            leaf_bodies: Vec::new(),
             last: FrameStats::default(),
         })
     }
@@ -172,18 +175,23 @@ impl Collider for ParryCollider {
                 .map(|b| Pose::new(Vector::new(b.position.x, b.position.y), b.angle)),
         );
         self.leaves.clear();
+        self.leaf_bodies.clear();
         for (i, (body, pose)) in bodies.iter().zip(&self.poses).enumerate() {
             if let Some(Some(shape)) = self.shapes.get(body.shape as usize) {
-                self.leaves.push((i, shape.compute_aabb(pose)));
+                self.leaves.push(shape.compute_aabb(pose));
+                self.leaf_bodies.push(i as u32);
             }
         }
-        let bvh = Bvh::from_iter(BvhBuildStrategy::Binned, self.leaves.iter().copied());
+        // Leaves numbered 0..n: parry 0.31's `from_iter` panics on other numbers when
+        // there are only one or two leaves.
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.leaves);
 
         let mut candidates = 0u64;
         let mut pairs = Vec::new();
         let mut unsupported = None;
-        let (shapes, poses) = (&self.shapes, &self.poses);
+        let (shapes, poses, leaf_bodies) = (&self.shapes, &self.poses, &self.leaf_bodies);
         bvh.traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |a, b| {
+            let (a, b) = (leaf_bodies[a as usize], leaf_bodies[b as usize]);
             let (i, j) = (a.min(b) as usize, a.max(b) as usize);
             let (bi, bj) = (&bodies[i], &bodies[j]);
             if !filters_agree(bi.layer, bi.mask, bj.layer, bj.mask) {
@@ -220,5 +228,96 @@ impl Collider for ParryCollider {
 
     fn last_frame(&self) -> FrameStats {
         self.last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{random_scene, BulletHell, SceneKind};
+    use crate::CpuCollider;
+
+    /// How far apart (positive) or how deep (negative) bodies `i` and `j` are, by parry.
+    fn signed_distance(parry: &ParryCollider, bodies: &[Body], [i, j]: Pair) -> f32 {
+        let pose = |b: &Body| Pose::new(Vector::new(b.position.x, b.position.y), b.angle);
+        let shape = |b: &Body| parry.shapes[b.shape as usize].clone().expect("a shape");
+        let (bi, bj) = (&bodies[i as usize], &bodies[j as usize]);
+        match query::contact(&pose(bi), &*shape(bi), &pose(bj), &*shape(bj), 1.0) {
+            Ok(Some(contact)) => contact.dist,
+            Ok(None) => f32::INFINITY,
+            Err(_) => f32::NAN,
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_cpu_outside_the_tolerance_band() {
+        let mut scenes: Vec<_> = SceneKind::ALL
+            .iter()
+            .map(|&kind| random_scene(kind, 1000, 11))
+            .collect();
+        scenes.push(BulletHell::new(2000, 3).scene);
+        for scene in scenes {
+            let library = scene.validate().expect("valid scene");
+            let mut parry = ParryCollider::new(library.clone()).expect("parry shapes");
+            let ours = CpuCollider::new(library)
+                .find_pairs(&scene.bodies)
+                .expect("cpu");
+            let theirs = parry.find_pairs(&scene.bodies).expect("parry");
+            for pair in ours.iter().filter(|p| !theirs.contains(p)) {
+                let d = signed_distance(&parry, &scene.bodies, *pair);
+                // Bitmask cells are inset by CELL_INSET, so parry sees them that much apart.
+                assert!(
+                    d.abs() <= 0.01 + CELL_INSET,
+                    "only the cpu finds {pair:?}: distance {d}"
+                );
+            }
+            for pair in theirs.iter().filter(|p| !ours.contains(p)) {
+                let d = signed_distance(&parry, &scene.bodies, *pair);
+                assert!(
+                    d.abs() <= 0.01 + CELL_INSET,
+                    "only parry finds {pair:?}: distance {d}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bitmasks_sharing_an_edge_do_not_collide() {
+        let mask = crate::Bitmask::from_rows(&["##", "##"]).expect("mask");
+        let scene = crate::Scene {
+            shapes: vec![crate::Shape::Bitmask(mask)],
+            bodies: vec![
+                Body::new(0, glam::Vec2::new(0.0, 0.0)),
+                Body::new(0, glam::Vec2::new(2.0, 0.0)), // shares an edge with 0
+                Body::new(0, glam::Vec2::new(-1.0, 1.0)), // shares a cell with 0
+            ],
+        };
+        let mut parry = ParryCollider::new(scene.validate().expect("valid")).expect("parry");
+        assert_eq!(
+            parry.find_pairs(&scene.bodies).expect("pairs"),
+            vec![[0, 2]]
+        );
+    }
+
+    #[test]
+    fn a_bitmask_with_no_set_cell_touches_nothing() {
+        let empty = crate::Bitmask::new(3, 3).expect("mask");
+        let scene = crate::Scene {
+            shapes: vec![
+                crate::Shape::Bitmask(empty),
+                crate::Shape::Circle(crate::Circle::new(5.0)),
+            ],
+            bodies: vec![
+                Body::new(0, glam::Vec2::ZERO),
+                Body::new(1, glam::Vec2::ZERO),
+                Body::new(1, glam::Vec2::new(1.0, 0.0)),
+            ],
+        };
+        let mut parry = ParryCollider::new(scene.validate().expect("valid")).expect("parry");
+        assert_eq!(
+            parry.find_pairs(&scene.bodies).expect("pairs"),
+            vec![[1, 2]]
+        );
+        assert_eq!(parry.last_frame().candidates, Some(1));
     }
 }
