@@ -99,6 +99,10 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// A command-line option has a value that parses but cannot be used together with
+    /// the others (for example `--bodies` with a scene file, which has its own bodies).
+    #[error("{0}")]
+    Usage(String),
     /// The parry2d baseline of the benchmark could not represent a shape of the library.
     #[error("parry2d baseline: {0}")]
     Baseline(String),
