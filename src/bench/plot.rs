@@ -36,6 +36,19 @@ fn bodies_label(bodies: f64) -> String {
     }
 }
 
+/// The value, when it is 1, 2 or 5 times a power of ten (within rounding).
+fn round_value(value: f64) -> Option<f64> {
+    if value <= 0.0 || !value.is_finite() {
+        return None;
+    }
+    let decade = 10f64.powf(value.log10().floor());
+    let mantissa = value / decade;
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .find(|m| (mantissa - m).abs() < 1e-6 * m)
+        .map(|m| m * decade)
+}
+
 /// `0.1`, `2.5`, `40`, `1000`: no long tails of binary fractions.
 fn milliseconds_label(ms: f64) -> String {
     if ms >= 10.0 {
@@ -88,12 +101,15 @@ pub fn draw(runs: &[Run], path: &Path) -> Result<(), Error> {
                 (y_lo / 2.0..y_hi * 2.0).log_scale(),
             )
             .map_err(|e| fail(&e))?;
+        // Labels only at 1, 2 and 5 times a power of ten, and no light grid: on a short
+        // range plotters would crowd both.
         chart
             .configure_mesh()
             .x_desc("bodies")
             .y_desc("median frame (ms)")
-            .x_label_formatter(&|x| bodies_label(*x))
-            .y_label_formatter(&|y| milliseconds_label(*y))
+            .x_label_formatter(&|x| round_value(*x).map(bodies_label).unwrap_or_default())
+            .y_label_formatter(&|y| round_value(*y).map(milliseconds_label).unwrap_or_default())
+            .max_light_lines(0)
             .draw()
             .map_err(|e| fail(&e))?;
         let mut backends: Vec<&str> = Vec::new();
@@ -146,5 +162,8 @@ mod tests {
         assert_eq!(milliseconds_label(0.30000000000000004), "0.3");
         assert_eq!(milliseconds_label(1.0), "1");
         assert_eq!(milliseconds_label(2000.0), "2000");
+        assert_eq!(round_value(2000.0000001), Some(2000.0));
+        assert_eq!(round_value(0.5), Some(0.5));
+        assert_eq!(round_value(3000.0), None);
     }
 }

@@ -188,7 +188,8 @@ impl Report {
     }
 
     /// The table printed at the end of a run: one aligned line per run, then the
-    /// dropped and failed runs.
+    /// dropped and failed runs. The agreement column says `reference` for the backend
+    /// the others were compared with, and `alone` when no other backend ran that size.
     pub fn table(&self) -> String {
         let header = [
             "scene",
@@ -216,7 +217,11 @@ impl Report {
                     milliseconds(r.frame_ms.max),
                     r.pairs.to_string(),
                     r.candidates.map_or("-".to_string(), |c| c.to_string()),
-                    agreement_text(r),
+                    if r.agreement.is_none() && !self.compared_with(r) {
+                        "alone".to_string()
+                    } else {
+                        agreement_text(r)
+                    },
                 ]
             })
             .collect();
@@ -271,16 +276,33 @@ impl Report {
                 f.scene, f.bodies, f.backend, f.reason
             );
         }
-        let _ = writeln!(
-            out,
-            "{}",
-            if self.all_agree {
-                "all backends agreed on every frame compared"
-            } else {
-                "backends DISAGREED: see the agreement column (pairs within 0.01 of touching may go either way)"
-            }
-        );
+        let differing: u64 = self
+            .runs
+            .iter()
+            .filter_map(|r| r.agreement.as_ref())
+            .map(|a| a.differing_pairs)
+            .sum();
+        if self.all_agree {
+            let _ = writeln!(out, "all backends agreed on every frame compared");
+        } else {
+            let _ = writeln!(
+                out,
+                "backends differ on {differing} pairs in all (see the agreement column); the \
+                 scene format lets pairs within 0.01 of touching go either way"
+            );
+        }
         out
+    }
+
+    /// Whether some other backend was compared with `reference` (same scene and size).
+    fn compared_with(&self, reference: &Run) -> bool {
+        self.runs.iter().any(|r| {
+            r.scene == reference.scene
+                && r.bodies == reference.bodies
+                && r.agreement
+                    .as_ref()
+                    .is_some_and(|a| a.reference == reference.backend)
+        })
     }
 }
 
@@ -377,6 +399,10 @@ mod tests {
             failed: vec![],
             all_agree: false,
         };
+        let mut report = report;
+        let mut lone = run("parry2d", 900.0, None);
+        lone.bodies = 1_000_000;
+        report.runs.push(lone);
         let table = report.table();
         let lines: Vec<&str> = table.lines().collect();
         assert!(lines[0].starts_with("scene"), "{table}");
@@ -385,6 +411,8 @@ mod tests {
         assert_eq!(&lines[2][end - 4..end], "1.23", "{table}");
         assert_eq!(&lines[3][end - 3..end], "123", "{table}");
         assert!(lines[3].contains("2 differ from cpu"), "{table}");
-        assert!(table.contains("DISAGREED"), "{table}");
+        assert!(table.contains("differ on 2 pairs"), "{table}");
+        assert!(lines[2].ends_with("reference"), "{table}");
+        assert!(lines[4].ends_with("alone"), "{table}");
     }
 }
