@@ -79,6 +79,8 @@ fn bullet_hell_on_cpu_and_parry_writes_json_plot_and_table_and_agrees() {
         "parry counts its candidates"
     );
     assert_eq!(report["all_agree"], true);
+    assert_eq!(report["frames_requested"], 2);
+    assert!(report["seed"].is_u64() && report["machine"]["cpus"].is_u64());
 
     let svg = std::fs::read_to_string(out.join("frame_time.svg")).expect("plot written");
     assert!(svg.contains("<svg") && svg.contains("parry2d"), "{svg}");

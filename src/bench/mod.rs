@@ -412,6 +412,8 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
         .all(|r| r.agreement.as_ref().is_none_or(|a| a.differing_pairs == 0));
     Ok(Report {
         machine,
+        seed: SEED,
+        frames_requested: options.frames,
         frame_budget_ms: FRAME_BUDGET.as_secs_f64() * 1e3,
         runs,
         dropped,

@@ -14,6 +14,10 @@ use crate::error::Error;
 pub struct Report {
     /// The machine the CPU backends ran on.
     pub machine: Machine,
+    /// Seed of the generated scenes and of the drift ([`super::SEED`]).
+    pub seed: u64,
+    /// Timed frames asked for per run (`--frames`); a run's `frames` may be fewer.
+    pub frames_requested: usize,
     /// The frame budget of the run, in milliseconds (see [`super::budget`]).
     pub frame_budget_ms: f64,
     /// One entry per scene, size and backend that ran.
@@ -382,6 +386,8 @@ mod tests {
     fn table_columns_line_up() {
         let report = Report {
             machine: Machine::this(),
+            seed: 4,
+            frames_requested: 10,
             frame_budget_ms: 2000.0,
             runs: vec![
                 run("cpu", 1.234, None),
