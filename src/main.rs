@@ -180,7 +180,7 @@ fn pairs(path: &PathBuf, backend: Backend, out: Option<&PathBuf>) -> Result<(), 
     );
     let text = pairs_json(&found);
     match out {
-        Some(file) => std::fs::write(file, text + "\n").map_err(|source| Error::Io {
+        Some(file) => std::fs::write(file, text + "\n").map_err(|source| Error::Write {
             path: file.display().to_string(),
             source,
         }),
