@@ -142,6 +142,24 @@ fn a_scene_file_runs_its_own_bodies_and_json_goes_where_asked() {
     assert_eq!(runs[0]["pairs"], 2);
     assert_eq!(report["all_agree"], true, "{report:#}");
     assert!(out.join("frame_time.svg").exists());
+
+    // The empty scene is a scene too: no pairs, and a plot that says there is nothing to plot.
+    let empty = out.join("empty.json");
+    std::fs::write(&empty, "{}").expect("scene written");
+    let result = bench(&[
+        "--scene",
+        empty.to_str().expect("utf-8 path"),
+        "--backend",
+        "cpu,parry2d",
+        "--frames",
+        "1",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    let report = read_json(&out.join("bench.json"));
+    assert_eq!(report["runs"][1]["pairs"], 0);
     let _ = std::fs::remove_dir_all(&out);
 }
 

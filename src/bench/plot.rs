@@ -63,8 +63,10 @@ fn milliseconds_label(ms: f64) -> String {
 /// scenes first appear.
 pub fn draw(runs: &[Run], path: &Path) -> Result<(), Error> {
     let fail = |e: &dyn std::fmt::Display| Error::Report(format!("{}: {e}", path.display()));
+    // A scene of no bodies has no place on a log axis (and would hang plotters' ticks).
+    let runs: Vec<&Run> = runs.iter().filter(|r| r.bodies > 0).collect();
     let mut scenes: Vec<&str> = Vec::new();
-    for run in runs {
+    for run in &runs {
         if !scenes.contains(&run.scene.as_str()) {
             scenes.push(&run.scene);
         }
@@ -75,14 +77,14 @@ pub fn draw(runs: &[Run], path: &Path) -> Result<(), Error> {
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     if runs.is_empty() {
         root.draw(&Text::new(
-            "no runs",
+            "no runs to plot",
             (20, 20),
             ("sans-serif", 16).into_font(),
         ))
         .map_err(|e| fail(&e))?;
     }
     for (area, scene) in root.split_evenly((1, panels)).iter().zip(&scenes) {
-        let mine: Vec<&Run> = runs.iter().filter(|r| r.scene == *scene).collect();
+        let mine: Vec<&Run> = runs.iter().copied().filter(|r| r.scene == *scene).collect();
         // A single size or frame time would make an empty range: widen both by 2x.
         let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (f64::MAX, 0.0f64, f64::MAX, 0.0f64);
         for r in &mine {
@@ -152,6 +154,49 @@ pub fn draw(runs: &[Run], path: &Path) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run(scene: &str, bodies: usize, backend: &str, median: f64) -> Run {
+        Run {
+            scene: scene.into(),
+            bodies,
+            backend: backend.into(),
+            adapter: None,
+            frames: 1,
+            frame_ms: super::super::report::FrameMs {
+                median,
+                min: median,
+                max: median,
+            },
+            stages_ms: None,
+            pairs: 0,
+            candidates: None,
+            agreement: None,
+        }
+    }
+
+    #[test]
+    fn draws_panels_and_survives_empty_scenes() {
+        let dir = std::env::temp_dir().join(format!("gpu-collide-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(PLOT_FILE);
+        let runs = [
+            run("bullet-hell", 1000, "gpu", 3.0),
+            run("bullet-hell", 10000, "gpu", 300.0),
+            run("bullet-hell", 1000, "parry2d", 0.0), // faster than the clock
+            run("empty.json", 0, "cpu", 0.0),
+        ];
+        draw(&runs, &path).expect("drawn");
+        let svg = std::fs::read_to_string(&path).expect("written");
+        assert!(svg.contains("bullet-hell") && svg.contains("parry2d"));
+        assert!(
+            !svg.contains("empty.json"),
+            "no panel for a scene of no bodies"
+        );
+        draw(&runs[3..], &path).expect("drawn");
+        let svg = std::fs::read_to_string(&path).expect("written");
+        assert!(svg.contains("no runs to plot"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn labels() {
