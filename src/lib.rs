@@ -35,6 +35,7 @@
 //!
 //! Scenes can also be read from the JSON format of `spec/scene-format.md` with [`Scene::from_json`].
 
+pub mod bench;
 pub mod body;
 pub mod collider;
 pub mod cpu;

@@ -4,6 +4,7 @@
 //! WGPU_ADAPTER_NAME choose). Without an adapter they fail under CI=true and are
 //! skipped, loudly, on a developer's machine.
 
+mod bench_cli;
 mod cli;
 mod cross_check;
 mod known_cases;

@@ -1,0 +1,656 @@
+//! `gpu-collide bench`: frame times of every backend on the same moving scenes, and
+//! whether they found the same pairs.
+//!
+//! A frame is what a game pays each tick: [`Collider::find_pairs`] on the bodies where
+//! they are now, which uploads the new transforms, runs every stage and reads the pairs
+//! back. Bodies move between frames ([`workload`]), so no frame repeats the last. Each
+//! run has one warm-up frame that is not timed, then up to `frames` timed ones.
+//!
+//! Each scene runs on the `gpu` backend ([`GpuCollider`]), the `cpu` reference
+//! ([`CpuCollider`]) and a [`parry2d`](parry) baseline, smallest size first; the
+//! [`budget`] drops a backend's larger sizes once one of its frames gets too slow, and
+//! says so. Every backend's pairs are compared, frame by frame, with those of the first
+//! backend that ran the same scene and size (the reference: gpu, else cpu, else parry2d).
+//!
+//! The results ([`report`]): a line per run as it ends under a progress bar, a table at
+//! the end, JSON, and a log-log [`plot`] of frame time against bodies.
+
+pub mod budget;
+pub mod parry;
+pub mod plot;
+pub mod report;
+pub mod workload;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::collider::{Collider, Pair, StageTimes};
+use crate::cpu::CpuCollider;
+use crate::error::Error;
+use crate::generate::{random_scene, SceneKind};
+use crate::gpu::{GpuCollider, GpuContext};
+use crate::library::ShapeLibrary;
+use crate::scene::Scene;
+use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
+use parry::ParryCollider;
+use report::{Adapter, Agreement, FrameMs, Machine, Report, Run, Skipped, StagesMs};
+use workload::Workload;
+
+/// Seed of every generated scene (and, plus one, of the drift of non-game scenes), so
+/// that every machine benchmarks the same frames.
+pub const SEED: u64 = 4;
+
+/// Timed frames per run unless `--frames` says otherwise.
+pub const DEFAULT_FRAMES: usize = 10;
+
+/// Where the JSON, the plot and the table go unless `--out` says otherwise.
+pub const DEFAULT_OUT: &str = "bench-results";
+
+/// File name of the JSON report in the output directory, unless `--json` names one.
+pub const JSON_FILE: &str = "bench.json";
+
+/// File name of the table in the output directory.
+pub const TABLE_FILE: &str = "table.txt";
+
+/// A backend the benchmark can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Backend {
+    // Plain-text docs: clap shows them in `--help`.
+    /// The WGSL pipeline through wgpu (GpuCollider).
+    Gpu,
+    /// The CPU backend (CpuCollider).
+    Cpu,
+    /// The parry2d baseline: BVH and intersection_test (ParryCollider).
+    #[value(name = "parry2d")]
+    Parry2d,
+}
+
+impl Backend {
+    /// Every backend, in the order they run (the first to run is the reference).
+    pub const ALL: [Backend; 3] = [Backend::Gpu, Backend::Cpu, Backend::Parry2d];
+
+    /// `gpu`, `cpu`, `parry2d`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+            Backend::Parry2d => "parry2d",
+        }
+    }
+}
+
+/// A scene to benchmark: a generated one by name, or a scene file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SceneChoice {
+    /// `bullet-hell`: [`crate::generate::BulletHell`], the game moving its bodies.
+    BulletHell,
+    /// `mixed`: polygons, circles and bitmasks ([`SceneKind::Mixed`]), drifting.
+    Mixed,
+    /// `bitmask`: bitmasks only ([`SceneKind::Bitmasks`]), stepping a unit a frame.
+    Bitmask,
+    /// A scene file (`spec/scene-format.md`), its bodies drifting.
+    File(PathBuf),
+}
+
+impl SceneChoice {
+    /// The scenes of the default suite, in the order they run.
+    pub const NAMED: [SceneChoice; 3] = [
+        SceneChoice::BulletHell,
+        SceneChoice::Mixed,
+        SceneChoice::Bitmask,
+    ];
+
+    /// A name of [`SceneChoice::NAMED`], or else a file path.
+    pub fn parse(text: &str) -> Self {
+        Self::NAMED
+            .into_iter()
+            .find(|s| s.name() == text)
+            .unwrap_or_else(|| SceneChoice::File(PathBuf::from(text)))
+    }
+
+    /// The name in reports: the scene's name, or the file's name.
+    pub fn name(&self) -> String {
+        match self {
+            SceneChoice::BulletHell => "bullet-hell".into(),
+            SceneChoice::Mixed => "mixed".into(),
+            SceneChoice::Bitmask => "bitmask".into(),
+            SceneChoice::File(path) => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into(),
+            ),
+        }
+    }
+
+    /// Sizes of the default suite: bullet-hell from a thousand to a million bodies, the
+    /// denser random scenes a thousand and ten thousand.
+    pub fn default_sizes(&self) -> Vec<usize> {
+        match self {
+            SceneChoice::BulletHell => vec![1_000, 10_000, 100_000, 1_000_000],
+            _ => vec![1_000, 10_000],
+        }
+    }
+}
+
+/// What `gpu-collide bench` was asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// The scene; `None` runs every named scene.
+    pub scene: Option<SceneChoice>,
+    /// Body counts; `None` takes each scene's [`SceneChoice::default_sizes`].
+    pub bodies: Option<Vec<usize>>,
+    /// Backends; `None` runs all of them, skipping the gpu (with a warning) when no
+    /// adapter exists. Named explicitly, a missing adapter is an error.
+    pub backends: Option<Vec<Backend>>,
+    /// Timed frames per run (at least one), after one warm-up frame.
+    pub frames: usize,
+    /// Where to write the JSON; `None` writes `out/bench.json`.
+    pub json: Option<PathBuf>,
+    /// Directory of the plot, the table and (by default) the JSON.
+    pub out: PathBuf,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            scene: None,
+            bodies: None,
+            backends: None,
+            frames: DEFAULT_FRAMES,
+            json: None,
+            out: PathBuf::from(DEFAULT_OUT),
+        }
+    }
+}
+
+/// One scene and its sizes, ready to run.
+struct Plan {
+    name: String,
+    source: Source,
+    sizes: Vec<usize>,
+}
+
+enum Source {
+    BulletHell,
+    Random(SceneKind),
+    File(Scene),
+}
+
+impl Plan {
+    fn workload(&self, bodies: usize) -> Workload {
+        match &self.source {
+            Source::BulletHell => Workload::bullet_hell(bodies, SEED),
+            Source::Random(kind) => Workload::drifting(random_scene(*kind, bodies, SEED), SEED + 1),
+            Source::File(scene) => Workload::drifting(scene.clone(), SEED + 1),
+        }
+    }
+}
+
+/// Checks the options and loads the scene file, before any work is done.
+fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, Error> {
+    if options.frames == 0 {
+        return Err(Error::Usage("--frames must be at least 1".into()));
+    }
+    if options.bodies.as_ref().is_some_and(|b| b.contains(&0)) {
+        return Err(Error::Usage(
+            "--bodies: every count must be at least 1".into(),
+        ));
+    }
+    let choices = match &options.scene {
+        Some(choice) => vec![choice.clone()],
+        None => SceneChoice::NAMED.to_vec(),
+    };
+    let mut plans = Vec::new();
+    for choice in choices {
+        let name = choice.name();
+        let (source, mut sizes) = match &choice {
+            SceneChoice::File(path) => {
+                let scene = read_scene(path, bar)?;
+                if options.bodies.is_some() {
+                    return Err(Error::Usage(format!(
+                        "--bodies does not apply to a scene file: {} has its own {} bodies",
+                        path.display(),
+                        scene.bodies.len()
+                    )));
+                }
+                let n = scene.bodies.len();
+                (Source::File(scene), vec![n])
+            }
+            named => {
+                let source = match named {
+                    SceneChoice::Mixed => Source::Random(SceneKind::Mixed),
+                    SceneChoice::Bitmask => Source::Random(SceneKind::Bitmasks),
+                    _ => Source::BulletHell,
+                };
+                let sizes = options
+                    .bodies
+                    .clone()
+                    .unwrap_or_else(|| named.default_sizes());
+                (source, sizes)
+            }
+        };
+        // Smallest first, so the budget can drop the sizes after a slow one.
+        sizes.sort_unstable();
+        sizes.dedup();
+        plans.push(Plan {
+            name,
+            source,
+            sizes,
+        });
+    }
+    Ok(plans)
+}
+
+/// Reads a scene file, naming it in the error when it is missing and is not a scene name.
+fn read_scene(path: &Path, bar: &ProgressBar) -> Result<Scene, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: format!(
+            "{} (not a scene name either: {})",
+            path.display(),
+            SceneChoice::NAMED.map(|s| s.name()).join(", ")
+        ),
+        source,
+    })?;
+    let parsed = Scene::from_json_with_warnings(&text)?;
+    for warning in &parsed.warnings {
+        bar.suspend(|| eprintln!("warning: {}: {warning}", path.display()));
+    }
+    Ok(parsed.scene)
+}
+
+/// A progress bar on standard error counting frames; hidden when standard error is
+/// not a terminal (logs then get only the line printed as each run ends).
+pub fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:32.cyan/blue}] {pos}/{len} frames  {msg}",
+    )
+    .map(|s| s.progress_chars("=> "))
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// Runs the benchmark: every scene, size and backend the options ask for.
+///
+/// Progress goes to `bar` (lines printed above it as runs end); nothing is written to
+/// disk here, see [`write_outputs`]. A backend that fails on some size is reported in
+/// [`Report::failed`] and not run on larger sizes of that scene; the others go on.
+pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
+    let plans = plan(options, bar)?;
+    let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+
+    let mut backends = options
+        .backends
+        .clone()
+        .unwrap_or_else(|| Backend::ALL.to_vec());
+    backends.sort_unstable();
+    backends.dedup();
+    let mut gpu = None;
+    if backends.contains(&Backend::Gpu) {
+        match GpuContext::new() {
+            Ok(context) => {
+                say(format!("gpu backend on {}", context.describe()));
+                gpu = Some(context);
+            }
+            Err(error) if options.backends.is_some() => return Err(error),
+            Err(error) => {
+                say(format!("warning: the gpu backend is skipped: {error}"));
+                backends.retain(|&b| b != Backend::Gpu);
+            }
+        }
+    }
+    let machine = Machine::this();
+    say(format!("machine: {}", machine.describe()));
+
+    let per_run = options.frames as u64 + 1;
+    let total: u64 = plans
+        .iter()
+        .map(|p| p.sizes.len() as u64 * backends.len() as u64 * per_run)
+        .sum();
+    bar.set_length(total);
+    // Only now: opening the GPU above may print driver noise that a drawn bar would garble.
+    bar.enable_steady_tick(Duration::from_millis(250));
+
+    let mut runs = Vec::new();
+    let mut dropped = Vec::new();
+    let mut failed = Vec::new();
+    for plan in &plans {
+        let mut history: Vec<History> = vec![History::default(); Backend::ALL.len()];
+        let mut failed_at: Vec<Option<usize>> = vec![None; Backend::ALL.len()];
+        for &size in &plan.sizes {
+            bar.set_message(format!("{}: generating {size} bodies", plan.name));
+            let workload = plan.workload(size);
+            let library = workload.scene().validate()?;
+            let bodies = workload.bodies().len();
+            // The first backend to run this size keeps its pairs for the others to match.
+            let mut reference: Option<(Backend, Vec<Vec<Pair>>)> = None;
+            for &backend in &backends {
+                let slot = backend as usize;
+                let skip = |reason: String| Skipped {
+                    scene: plan.name.clone(),
+                    bodies,
+                    backend: backend.name().into(),
+                    reason,
+                };
+                let reason = match failed_at[slot] {
+                    Some(n) => Some(format!("failed at {n} bodies")),
+                    None => history[slot].reason_to_drop(bodies),
+                };
+                if let Some(reason) = reason {
+                    say(format!(
+                        "{} {bodies} bodies on {}: dropped: {reason}",
+                        plan.name,
+                        backend.name()
+                    ));
+                    dropped.push(skip(reason));
+                    bar.inc(per_run);
+                    continue;
+                }
+                bar.set_message(format!(
+                    "{} {bodies} bodies on {}",
+                    plan.name,
+                    backend.name()
+                ));
+                let measured =
+                    collider(backend, gpu.as_ref(), library.clone()).and_then(|mut c| {
+                        measure(
+                            c.as_mut(),
+                            workload.clone(),
+                            options.frames,
+                            reference.as_ref().map(|(_, frames)| frames.as_slice()),
+                            bar,
+                        )
+                    });
+                let measured = match measured {
+                    Ok(m) => m,
+                    Err(error) => {
+                        say(format!(
+                            "{} {bodies} bodies on {}: FAILED: {error}",
+                            plan.name,
+                            backend.name()
+                        ));
+                        failed.push(skip(error.to_string()));
+                        failed_at[slot] = Some(bodies);
+                        continue;
+                    }
+                };
+                let frame_ms = measured.frame_ms();
+                history[slot].record(bodies, Duration::from_secs_f64(frame_ms.median / 1e3));
+                let agreement = reference.as_ref().map(|(name, _)| Agreement {
+                    reference: name.name().into(),
+                    frames_compared: measured.frames_compared,
+                    differing_pairs: measured.differing_pairs,
+                });
+                let run = Run {
+                    scene: plan.name.clone(),
+                    bodies,
+                    backend: backend.name().into(),
+                    adapter: match backend {
+                        Backend::Gpu => gpu.as_ref().map(|g| Adapter::from_info(&g.adapter)),
+                        _ => None,
+                    },
+                    frames: measured.frame_ms.len(),
+                    frame_ms,
+                    stages_ms: measured.stages_ms(),
+                    pairs: measured.first_pairs,
+                    candidates: measured.first_candidates,
+                    agreement,
+                };
+                say(report::run_line(&run));
+                runs.push(run);
+                if reference.is_none() {
+                    reference = Some((backend, measured.pairs));
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let all_agree = runs
+        .iter()
+        .all(|r| r.agreement.as_ref().is_none_or(|a| a.differing_pairs == 0));
+    Ok(Report {
+        machine,
+        seed: SEED,
+        frames_requested: options.frames,
+        frame_budget_ms: FRAME_BUDGET.as_secs_f64() * 1e3,
+        runs,
+        dropped,
+        failed,
+        all_agree,
+    })
+}
+
+/// A collider of `backend` over `library`.
+fn collider(
+    backend: Backend,
+    gpu: Option<&GpuContext>,
+    library: ShapeLibrary,
+) -> Result<Box<dyn Collider>, Error> {
+    Ok(match backend {
+        Backend::Gpu => {
+            let context =
+                gpu.ok_or_else(|| Error::NoAdapter("no GPU context was opened".into()))?;
+            Box::new(GpuCollider::new(context, library)?)
+        }
+        Backend::Cpu => Box::new(CpuCollider::new(library)),
+        Backend::Parry2d => Box::new(ParryCollider::new(library)?),
+    })
+}
+
+/// What one backend did on one scene and size.
+struct Measured {
+    /// Milliseconds of each timed frame.
+    frame_ms: Vec<f64>,
+    /// Stage times of each timed frame, where measured.
+    stages: Vec<Option<StageTimes>>,
+    first_pairs: usize,
+    first_candidates: Option<u64>,
+    /// The pairs of every frame, warm-up first: kept for the backends compared with this one.
+    pairs: Vec<Vec<Pair>>,
+    frames_compared: usize,
+    differing_pairs: u64,
+}
+
+impl Measured {
+    fn frame_ms(&self) -> FrameMs {
+        let min = self.frame_ms.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.frame_ms.iter().copied().fold(0.0, f64::max);
+        FrameMs {
+            median: median(&self.frame_ms).unwrap_or(0.0),
+            min: if min.is_finite() { min } else { 0.0 },
+            max,
+        }
+    }
+
+    /// The median of each stage, when every timed frame measured its stages.
+    fn stages_ms(&self) -> Option<StagesMs> {
+        let stages: Vec<StageTimes> = self.stages.iter().copied().collect::<Option<_>>()?;
+        let of = |pick: fn(&StageTimes) -> f64| {
+            median(&stages.iter().map(pick).collect::<Vec<_>>()).unwrap_or(0.0)
+        };
+        (!stages.is_empty()).then(|| StagesMs {
+            upload: of(|s| s.upload),
+            bounds: of(|s| s.bounds),
+            broad: of(|s| s.broad),
+            narrow: of(|s| s.narrow),
+            readback: of(|s| s.readback),
+        })
+    }
+}
+
+/// One warm-up frame, then up to `frames` timed frames, moving the bodies before each,
+/// comparing every frame's pairs with `reference`'s frame of the same number.
+fn measure(
+    collider: &mut dyn Collider,
+    mut workload: Workload,
+    frames: usize,
+    reference: Option<&[Vec<Pair>]>,
+    bar: &ProgressBar,
+) -> Result<Measured, Error> {
+    let mut measured = Measured {
+        frame_ms: Vec::with_capacity(frames),
+        stages: Vec::with_capacity(frames),
+        first_pairs: 0,
+        first_candidates: None,
+        pairs: Vec::new(),
+        frames_compared: 0,
+        differing_pairs: 0,
+    };
+    let keep = reference.is_none();
+    let mut spent = Duration::ZERO;
+    for frame in 0..=frames {
+        if frame > 1 && spent >= RUN_TIME_CAP {
+            bar.inc((frames + 1 - frame) as u64);
+            break;
+        }
+        if frame > 0 {
+            workload.step();
+        }
+        let start = Instant::now();
+        let pairs = collider.find_pairs(workload.bodies())?;
+        let elapsed = start.elapsed();
+        let stats = collider.last_frame();
+        if frame == 0 {
+            measured.first_pairs = pairs.len();
+            measured.first_candidates = stats.candidates;
+        } else {
+            spent += elapsed;
+            measured.frame_ms.push(elapsed.as_secs_f64() * 1e3);
+            measured.stages.push(stats.stages);
+        }
+        if let Some(theirs) = reference.and_then(|r| r.get(frame)) {
+            measured.frames_compared += 1;
+            measured.differing_pairs += differing(theirs, &pairs);
+        }
+        if keep {
+            measured.pairs.push(pairs);
+        }
+        bar.inc(1);
+    }
+    Ok(measured)
+}
+
+/// Pairs in one list and not the other. Both lists are sorted without repeats, as
+/// [`Collider::find_pairs`] promises; they are sorted here again if not.
+fn differing(a: &[Pair], b: &[Pair]) -> u64 {
+    let sorted = |p: &[Pair]| {
+        let mut v = p.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (a, b) = if a.is_sorted() && b.is_sorted() {
+        (std::borrow::Cow::Borrowed(a), std::borrow::Cow::Borrowed(b))
+    } else {
+        (sorted(a).into(), sorted(b).into())
+    };
+    let (mut i, mut j, mut count) = (0, 0, 0u64);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                count += 1;
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                count += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    count + (a.len() - i) as u64 + (b.len() - j) as u64
+}
+
+/// Where the outputs of a run went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outputs {
+    /// The JSON report.
+    pub json: PathBuf,
+    /// The log-log plot.
+    pub plot: PathBuf,
+    /// The table, as printed.
+    pub table: PathBuf,
+}
+
+/// Writes the JSON (to `--json`, or the output directory), the plot and the table.
+pub fn write_outputs(report: &Report, options: &BenchOptions) -> Result<Outputs, Error> {
+    let outputs = Outputs {
+        json: options
+            .json
+            .clone()
+            .unwrap_or_else(|| options.out.join(JSON_FILE)),
+        plot: options.out.join(plot::PLOT_FILE),
+        table: options.out.join(TABLE_FILE),
+    };
+    report.write_json(&outputs.json)?;
+    report::write_file(&outputs.table, &report.table())?;
+    plot::draw(&report.runs, &outputs.plot)?;
+    Ok(outputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differing_counts_the_symmetric_difference() {
+        assert_eq!(differing(&[[0, 1], [2, 3]], &[[0, 1], [2, 3]]), 0);
+        assert_eq!(differing(&[[0, 1], [2, 3]], &[[0, 1], [4, 5]]), 2);
+        assert_eq!(differing(&[], &[[0, 1]]), 1);
+        assert_eq!(differing(&[[2, 3], [0, 1]], &[[0, 1]]), 1);
+    }
+
+    #[test]
+    fn scene_names_and_files() {
+        assert_eq!(SceneChoice::parse("bullet-hell"), SceneChoice::BulletHell);
+        assert_eq!(SceneChoice::parse("bitmask"), SceneChoice::Bitmask);
+        assert_eq!(
+            SceneChoice::parse("scenes/a.json"),
+            SceneChoice::File("scenes/a.json".into())
+        );
+        assert_eq!(SceneChoice::parse("scenes/a.json").name(), "a.json");
+    }
+
+    #[test]
+    fn bad_options_are_refused_before_any_work() {
+        let bar = ProgressBar::hidden();
+        let zero_frames = BenchOptions {
+            frames: 0,
+            ..Default::default()
+        };
+        assert!(matches!(plan(&zero_frames, &bar), Err(Error::Usage(_))));
+        let missing = BenchOptions {
+            scene: Some(SceneChoice::parse("/missing/scene.json")),
+            ..Default::default()
+        };
+        let message = plan(&missing, &bar).err().map(|e| e.to_string());
+        assert!(
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("/missing/scene.json") && m.contains("bullet-hell")),
+            "{message:?}"
+        );
+    }
+
+    #[test]
+    fn the_default_suite_runs_large_bullet_hell_and_small_random_scenes() {
+        let plans = plan(&BenchOptions::default(), &ProgressBar::hidden()).expect("plans");
+        let sizes: Vec<(&str, &[usize])> = plans
+            .iter()
+            .map(|p| (p.name.as_str(), p.sizes.as_slice()))
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                ("bullet-hell", &[1_000, 10_000, 100_000, 1_000_000][..]),
+                ("mixed", &[1_000, 10_000][..]),
+                ("bitmask", &[1_000, 10_000][..]),
+            ]
+        );
+    }
+}

@@ -1,0 +1,323 @@
+//! The benchmark's baseline: the same scenes answered by [parry2d](https://parry.rs),
+//! used the way a game programmer would use it without a GPU, behind the crate's
+//! [`Collider`] trait so its pairs can be compared with the other backends'.
+//!
+//! Every frame, as the other backends do, it starts from the bodies alone:
+//! 1. the world AABB of each body (`Shape::compute_aabb` at the body's pose);
+//! 2. a BVH built over those boxes (`Bvh::from_leaves`, binned SAH build), traversed
+//!    against itself (`traverse_bvtt_single_tree`) for the pairs of overlapping boxes;
+//! 3. the layer/mask filter, then `query::intersection_test` on the pair's shapes.
+//!
+//! Shapes are converted once, when the collider is made: a polygon becomes a
+//! `ConvexPolygon` with the library's counter-clockwise vertices (unmodified, so no
+//! vertex is merged away), a circle a `Ball`. A bitmask becomes a `Compound` of one
+//! `Cuboid` per run of set cells in a row: fewer sub-shapes than one per cell, and
+//! no cleverer merging than a programmer would write in a few lines. Each cuboid is
+//! shrunk by [`CELL_INSET`] on every side, so that two bitmasks whose cells only share
+//! an edge do not count as colliding (the format says bitmasks collide when they share
+//! a cell); the inset is ten times inside the format's 0.01 tolerance band.
+//!
+//! parry2d is a normal dependency, not a dev one, because the `bench` command of the
+//! binary runs it.
+
+use parry2d::bounding_volume::Aabb;
+use parry2d::math::{Pose, Vector};
+use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use parry2d::query;
+use parry2d::shape::{Ball, ConvexPolygon, Cuboid, SharedShape};
+
+use crate::body::{filters_agree, Body};
+use crate::collider::{sorted_pairs, Collider, FrameStats, Pair};
+use crate::error::Error;
+use crate::library::ShapeLibrary;
+use crate::packed::{PackedShape, SHAPE_CIRCLE, SHAPE_POLYGON};
+
+/// How far each bitmask cell's cuboid is pulled in from the cell's edges, in world units.
+pub const CELL_INSET: f32 = 0.001;
+
+/// Finds colliding pairs with parry2d: per frame a BVH build, its self-traversal, and
+/// `intersection_test` on every pair whose boxes overlap and whose filters agree.
+///
+/// ```
+/// use gpu_collide::{Body, Circle, Collider, Shape, ShapeLibrary, bench::parry::ParryCollider, glam::Vec2};
+/// let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))])?;
+/// let mut parry = ParryCollider::new(library)?;
+/// let bodies = [Body::new(0, Vec2::ZERO), Body::new(0, Vec2::new(1.5, 0.0)), Body::new(0, Vec2::new(9.0, 0.0))];
+/// assert_eq!(parry.find_pairs(&bodies)?, vec![[0, 1]]);
+/// # Ok::<(), gpu_collide::Error>(())
+/// ```
+pub struct ParryCollider {
+    library: ShapeLibrary,
+    /// One parry shape per library shape; `None` for a bitmask with no set cell, which
+    /// touches nothing.
+    shapes: Vec<Option<SharedShape>>,
+    /// Reused every frame, as parry suggests, so traversal allocates nothing.
+    workspace: BvhWorkspace,
+    /// Reused every frame.
+    poses: Vec<Pose>,
+    leaves: Vec<Aabb>,
+    /// The body of each leaf: bodies without a shape have none.
+    leaf_bodies: Vec<u32>,
+    last: FrameStats,
+}
+
+impl std::fmt::Debug for ParryCollider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParryCollider")
+            .field("shapes", &self.shapes.len())
+            .field("last", &self.last)
+            .finish()
+    }
+}
+
+impl ParryCollider {
+    /// Converts the library's shapes to parry shapes, once.
+    pub fn new(library: ShapeLibrary) -> Result<Self, Error> {
+        let shapes = library
+            .shapes
+            .iter()
+            .enumerate()
+            .map(|(index, shape)| parry_shape(&library, index, shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ParryCollider {
+            library,
+            shapes,
+            workspace: BvhWorkspace::default(),
+            poses: Vec::new(),
+            leaves: Vec::new(),
+            leaf_bodies: Vec::new(),
+            last: FrameStats::default(),
+        })
+    }
+}
+
+/// The parry shape of library shape `index`.
+fn parry_shape(
+    library: &ShapeLibrary,
+    index: usize,
+    shape: &PackedShape,
+) -> Result<Option<SharedShape>, Error> {
+    match shape.kind {
+        SHAPE_POLYGON => {
+            let first = shape.first as usize;
+            let vertices = library
+                .polygon_vertices
+                .get(first..first + shape.count as usize)
+                .ok_or_else(|| Error::Baseline(format!("shape {index}: vertices out of range")))?;
+            let points = vertices
+                .iter()
+                .map(|v| Vector::new(v.position[0], v.position[1]))
+                .collect();
+            let polygon =
+                ConvexPolygon::from_convex_polyline_unmodified(points).ok_or_else(|| {
+                    Error::Baseline(format!(
+                        "shape {index}: parry2d refuses the polygon (a degenerate edge)"
+                    ))
+                })?;
+            Ok(Some(SharedShape::new(polygon)))
+        }
+        SHAPE_CIRCLE => Ok(Some(SharedShape::new(Ball::new(shape.radius)))),
+        _ => bitmask_compound(library, index, shape),
+    }
+}
+
+/// A bitmask as a compound of cuboids, one per run of set cells in a row, each inset by
+/// [`CELL_INSET`]; `None` when no cell is set.
+fn bitmask_compound(
+    library: &ShapeLibrary,
+    index: usize,
+    mask: &PackedShape,
+) -> Result<Option<SharedShape>, Error> {
+    let words_per_row = mask.words_per_row as usize;
+    let first = mask.first as usize;
+    let words = library
+        .bitmask_words
+        .get(first..first + words_per_row * mask.rows as usize)
+        .ok_or_else(|| Error::Baseline(format!("shape {index}: bitmask words out of range")))?;
+    let is_set = |row: usize, column: usize| {
+        words[row * words_per_row + column / 32] >> (column % 32) & 1 == 1
+    };
+    let mut cuboids = Vec::new();
+    for row in 0..mask.rows as usize {
+        let mut column = 0;
+        let width = mask.count as usize;
+        while column < width {
+            if !is_set(row, column) {
+                column += 1;
+                continue;
+            }
+            let start = column;
+            while column < width && is_set(row, column) {
+                column += 1;
+            }
+            // Cells start..column of this row: [start, column) × [row, row + 1).
+            let half = Vector::new((column - start) as f32 / 2.0 - CELL_INSET, 0.5 - CELL_INSET);
+            let centre = Vector::new((start + column) as f32 / 2.0, row as f32 + 0.5);
+            cuboids.push((
+                Pose::from_translation(centre),
+                SharedShape::new(Cuboid::new(half)),
+            ));
+        }
+    }
+    if cuboids.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(SharedShape::compound(cuboids)))
+}
+
+impl Collider for ParryCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        self.library.check_bodies(bodies)?;
+        self.poses.clear();
+        self.poses.extend(
+            bodies
+                .iter()
+                .map(|b| Pose::new(Vector::new(b.position.x, b.position.y), b.angle)),
+        );
+        self.leaves.clear();
+        self.leaf_bodies.clear();
+        for (i, (body, pose)) in bodies.iter().zip(&self.poses).enumerate() {
+            if let Some(Some(shape)) = self.shapes.get(body.shape as usize) {
+                self.leaves.push(shape.compute_aabb(pose));
+                self.leaf_bodies.push(i as u32);
+            }
+        }
+        // Leaves numbered 0..n: parry 0.31's `from_iter` panics on other numbers when
+        // there are only one or two leaves.
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.leaves);
+
+        let mut candidates = 0u64;
+        let mut pairs = Vec::new();
+        let mut unsupported = None;
+        let (shapes, poses, leaf_bodies) = (&self.shapes, &self.poses, &self.leaf_bodies);
+        bvh.traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |a, b| {
+            let (a, b) = (leaf_bodies[a as usize], leaf_bodies[b as usize]);
+            let (i, j) = (a.min(b) as usize, a.max(b) as usize);
+            let (bi, bj) = (&bodies[i], &bodies[j]);
+            if !filters_agree(bi.layer, bi.mask, bj.layer, bj.mask) {
+                return;
+            }
+            candidates += 1;
+            // Both are in the tree, so both have a shape.
+            let (Some(Some(si)), Some(Some(sj))) =
+                (shapes.get(bi.shape as usize), shapes.get(bj.shape as usize))
+            else {
+                return;
+            };
+            match query::intersection_test(&poses[i], si.as_ref(), &poses[j], sj.as_ref()) {
+                Ok(hit) if hit.intersecting => pairs.push([i as u32, j as u32]),
+                Ok(_) => {}
+                Err(_) => unsupported = Some((i, j)),
+            }
+        });
+        if let Some((i, j)) = unsupported {
+            return Err(Error::Baseline(format!(
+                "intersection_test does not support the shapes of bodies {i} and {j}"
+            )));
+        }
+        self.last = FrameStats {
+            candidates: Some(candidates),
+            stages: None,
+        };
+        Ok(sorted_pairs(pairs))
+    }
+
+    fn describe(&self) -> String {
+        "parry2d".to_string()
+    }
+
+    fn last_frame(&self) -> FrameStats {
+        self.last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{random_scene, BulletHell, SceneKind};
+    use crate::CpuCollider;
+
+    /// How far apart (positive) or how deep (negative) bodies `i` and `j` are, by parry.
+    fn signed_distance(parry: &ParryCollider, bodies: &[Body], [i, j]: Pair) -> f32 {
+        let pose = |b: &Body| Pose::new(Vector::new(b.position.x, b.position.y), b.angle);
+        let shape = |b: &Body| parry.shapes[b.shape as usize].clone().expect("a shape");
+        let (bi, bj) = (&bodies[i as usize], &bodies[j as usize]);
+        match query::contact(&pose(bi), &*shape(bi), &pose(bj), &*shape(bj), 1.0) {
+            Ok(Some(contact)) => contact.dist,
+            Ok(None) => f32::INFINITY,
+            Err(_) => f32::NAN,
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_cpu_outside_the_tolerance_band() {
+        let mut scenes: Vec<_> = SceneKind::ALL
+            .iter()
+            .map(|&kind| random_scene(kind, 1000, 11))
+            .collect();
+        scenes.push(BulletHell::new(2000, 3).scene);
+        for scene in scenes {
+            let library = scene.validate().expect("valid scene");
+            let mut parry = ParryCollider::new(library.clone()).expect("parry shapes");
+            let ours = CpuCollider::new(library)
+                .find_pairs(&scene.bodies)
+                .expect("cpu");
+            let theirs = parry.find_pairs(&scene.bodies).expect("parry");
+            for pair in ours.iter().filter(|p| !theirs.contains(p)) {
+                let d = signed_distance(&parry, &scene.bodies, *pair);
+                // Bitmask cells are inset by CELL_INSET, so parry sees them that much apart.
+                assert!(
+                    d.abs() <= 0.01 + CELL_INSET,
+                    "only the cpu finds {pair:?}: distance {d}"
+                );
+            }
+            for pair in theirs.iter().filter(|p| !ours.contains(p)) {
+                let d = signed_distance(&parry, &scene.bodies, *pair);
+                assert!(
+                    d.abs() <= 0.01 + CELL_INSET,
+                    "only parry finds {pair:?}: distance {d}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bitmasks_sharing_an_edge_do_not_collide() {
+        let mask = crate::Bitmask::from_rows(&["##", "##"]).expect("mask");
+        let scene = crate::Scene {
+            shapes: vec![crate::Shape::Bitmask(mask)],
+            bodies: vec![
+                Body::new(0, glam::Vec2::new(0.0, 0.0)),
+                Body::new(0, glam::Vec2::new(2.0, 0.0)), // shares an edge with 0
+                Body::new(0, glam::Vec2::new(-1.0, 1.0)), // shares a cell with 0
+            ],
+        };
+        let mut parry = ParryCollider::new(scene.validate().expect("valid")).expect("parry");
+        assert_eq!(
+            parry.find_pairs(&scene.bodies).expect("pairs"),
+            vec![[0, 2]]
+        );
+    }
+
+    #[test]
+    fn a_bitmask_with_no_set_cell_touches_nothing() {
+        let empty = crate::Bitmask::new(3, 3).expect("mask");
+        let scene = crate::Scene {
+            shapes: vec![
+                crate::Shape::Bitmask(empty),
+                crate::Shape::Circle(crate::Circle::new(5.0)),
+            ],
+            bodies: vec![
+                Body::new(0, glam::Vec2::ZERO),
+                Body::new(1, glam::Vec2::ZERO),
+                Body::new(1, glam::Vec2::new(1.0, 0.0)),
+            ],
+        };
+        let mut parry = ParryCollider::new(scene.validate().expect("valid")).expect("parry");
+        assert_eq!(
+            parry.find_pairs(&scene.bodies).expect("pairs"),
+            vec![[1, 2]]
+        );
+        assert_eq!(parry.last_frame().candidates, Some(1));
+    }
+}

@@ -1,0 +1,424 @@
+//! The benchmark's results as a person and a program read them: the [`Report`] (written
+//! as JSON), the aligned plain-text table printed at the end, and the per-run line
+//! printed as each run ends.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// Everything one `bench` invocation measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The machine the CPU backends ran on.
+    pub machine: Machine,
+    /// Seed of the generated scenes and of the drift ([`super::SEED`]).
+    pub seed: u64,
+    /// Timed frames asked for per run (`--frames`); a run's `frames` may be fewer.
+    pub frames_requested: usize,
+    /// The frame budget of the run, in milliseconds (see [`super::budget`]).
+    pub frame_budget_ms: f64,
+    /// One entry per scene, size and backend that ran.
+    pub runs: Vec<Run>,
+    /// Sizes a backend skipped, and why.
+    pub dropped: Vec<Skipped>,
+    /// Runs that failed with an error, and the error.
+    pub failed: Vec<Skipped>,
+    /// Whether every backend found the same pairs as the reference on every frame compared.
+    pub all_agree: bool,
+}
+
+/// The host, for the record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    /// `linux`, `macos`, ...
+    pub os: String,
+    /// `x86_64`, `aarch64`, ...
+    pub arch: String,
+    /// The CPU's model name, where the system says it.
+    pub cpu: Option<String>,
+    /// Threads the process may run at once.
+    pub cpus: usize,
+}
+
+impl Machine {
+    /// This machine.
+    pub fn this() -> Self {
+        Machine {
+            os: std::env::consts::OS.to_string(),
+            arch: std::env::consts::ARCH.to_string(),
+            cpu: cpu_model(),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// One line: `AMD EPYC 7B13, 2 threads, linux x86_64`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}, {} threads, {} {}",
+            self.cpu.as_deref().unwrap_or("unknown CPU"),
+            self.cpus,
+            self.os,
+            self.arch
+        )
+    }
+}
+
+/// The CPU model from `/proc/cpuinfo`, on Linux.
+fn cpu_model() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, name)| name.trim().to_string())
+}
+
+/// One scene at one size on one backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// `bullet-hell`, `mixed`, `bitmask`, or the scene file's name.
+    pub scene: String,
+    /// Bodies in the scene.
+    pub bodies: usize,
+    /// `gpu`, `cpu` or `parry2d`.
+    pub backend: String,
+    /// The GPU adapter, for the gpu backend; `null` for the CPU ones.
+    pub adapter: Option<Adapter>,
+    /// Frames measured (the warm-up frame is not counted).
+    pub frames: usize,
+    /// Wall time of the measured frames.
+    pub frame_ms: FrameMs,
+    /// Median time per stage, where the backend measures stages (GPU timestamp queries).
+    pub stages_ms: Option<StagesMs>,
+    /// Pairs found in the first frame, which has the same bodies on every backend.
+    pub pairs: usize,
+    /// Candidate pairs tested exactly in the first frame, where the backend reports it.
+    pub candidates: Option<u64>,
+    /// How this backend's pairs compare with the reference backend's; `null` for the
+    /// reference itself.
+    pub agreement: Option<Agreement>,
+}
+
+/// The adapter a GPU run used.
+#[derive(Debug, Clone, Serialize)]
+pub struct Adapter {
+    /// The adapter's name, e.g. `llvmpipe (LLVM 19.1.7, 256 bits)`.
+    pub name: String,
+    /// The wgpu backend: `Vulkan`, `Gl`, `Metal`, `Dx12`.
+    pub backend: String,
+    /// `DiscreteGpu`, `IntegratedGpu`, `VirtualGpu`, `Cpu` or `Other`.
+    pub device_type: String,
+    /// The driver's name and version.
+    pub driver: String,
+}
+
+impl Adapter {
+    /// From what wgpu says about the adapter.
+    pub fn from_info(info: &wgpu::AdapterInfo) -> Self {
+        Adapter {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
+        }
+    }
+}
+
+/// Median, fastest and slowest frame, in milliseconds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FrameMs {
+    /// The median frame.
+    pub median: f64,
+    /// The fastest frame.
+    pub min: f64,
+    /// The slowest frame.
+    pub max: f64,
+}
+
+/// Median milliseconds per stage over the measured frames.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StagesMs {
+    /// Writing the transforms.
+    pub upload: f64,
+    /// World bounds.
+    pub bounds: f64,
+    /// Candidate pairs.
+    pub broad: f64,
+    /// Exact tests.
+    pub narrow: f64,
+    /// Copying and mapping the pairs back.
+    pub readback: f64,
+}
+
+/// Pairs compared with the reference backend (the first of gpu, cpu, parry2d that ran
+/// this scene and size), frame by frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct Agreement {
+    /// The backend compared with.
+    pub reference: String,
+    /// Frames compared: the warm-up frame and the measured frames both backends ran.
+    pub frames_compared: usize,
+    /// Pairs found by one backend and not the other, summed over the frames compared.
+    /// Pairs within 0.01 of touching may go either way, so a few are not an error.
+    pub differing_pairs: u64,
+}
+
+/// A run that did not happen or did not finish.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// The scene.
+    pub scene: String,
+    /// Its size.
+    pub bodies: usize,
+    /// The backend.
+    pub backend: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl Report {
+    /// The report as pretty JSON.
+    pub fn to_json(&self) -> Result<String, Error> {
+        serde_json::to_string_pretty(self).map_err(|e| Error::Report(e.to_string()))
+    }
+
+    /// Writes the JSON to `path`, creating its directory.
+    pub fn write_json(&self, path: &Path) -> Result<(), Error> {
+        write_file(path, &(self.to_json()? + "\n"))
+    }
+
+    /// The table printed at the end of a run: one aligned line per run, then the
+    /// dropped and failed runs. The agreement column says `reference` for the backend
+    /// the others were compared with, and `alone` when no other backend ran that size.
+    pub fn table(&self) -> String {
+        let header = [
+            "scene",
+            "bodies",
+            "backend",
+            "frames",
+            "median ms",
+            "min ms",
+            "max ms",
+            "pairs",
+            "candidates",
+            "agreement",
+        ];
+        let rows: Vec<[String; 10]> = self
+            .runs
+            .iter()
+            .map(|r| {
+                [
+                    r.scene.clone(),
+                    r.bodies.to_string(),
+                    r.backend.clone(),
+                    r.frames.to_string(),
+                    milliseconds(r.frame_ms.median),
+                    milliseconds(r.frame_ms.min),
+                    milliseconds(r.frame_ms.max),
+                    r.pairs.to_string(),
+                    r.candidates.map_or("-".to_string(), |c| c.to_string()),
+                    if r.agreement.is_none() && !self.compared_with(r) {
+                        "alone".to_string()
+                    } else {
+                        agreement_text(r)
+                    },
+                ]
+            })
+            .collect();
+        let mut widths = header.map(str::len);
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        // Text columns to the left, numbers to the right.
+        let left = [
+            true, false, true, false, false, false, false, false, false, true,
+        ];
+        let line = |cells: &[String]| {
+            let mut text = String::new();
+            for (k, cell) in cells.iter().enumerate() {
+                let pad = widths[k].saturating_sub(cell.chars().count());
+                if k > 0 {
+                    text.push_str("  ");
+                }
+                if left[k] {
+                    text.push_str(cell);
+                    if k + 1 < cells.len() {
+                        text.push_str(&" ".repeat(pad));
+                    }
+                } else {
+                    text.push_str(&" ".repeat(pad));
+                    text.push_str(cell);
+                }
+            }
+            text
+        };
+        let mut out = String::new();
+        let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+        let _ = writeln!(out, "{}", line(&header));
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        let _ = writeln!(out, "{}", line(&rule));
+        for row in &rows {
+            let _ = writeln!(out, "{}", line(row));
+        }
+        for d in &self.dropped {
+            let _ = writeln!(
+                out,
+                "dropped: {} {} bodies on {}: {}",
+                d.scene, d.bodies, d.backend, d.reason
+            );
+        }
+        for f in &self.failed {
+            let _ = writeln!(
+                out,
+                "FAILED: {} {} bodies on {}: {}",
+                f.scene, f.bodies, f.backend, f.reason
+            );
+        }
+        let differing: u64 = self
+            .runs
+            .iter()
+            .filter_map(|r| r.agreement.as_ref())
+            .map(|a| a.differing_pairs)
+            .sum();
+        if self.all_agree {
+            let _ = writeln!(out, "all backends agreed on every frame compared");
+        } else {
+            let _ = writeln!(
+                out,
+                "backends differ on {differing} pairs in all (see the agreement column); the \
+                 scene format lets pairs within 0.01 of touching go either way"
+            );
+        }
+        out
+    }
+
+    /// Whether some other backend was compared with `reference` (same scene and size).
+    fn compared_with(&self, reference: &Run) -> bool {
+        self.runs.iter().any(|r| {
+            r.scene == reference.scene
+                && r.bodies == reference.bodies
+                && r.agreement
+                    .as_ref()
+                    .is_some_and(|a| a.reference == reference.backend)
+        })
+    }
+}
+
+/// The line printed as a run ends.
+pub fn run_line(run: &Run) -> String {
+    format!(
+        "{} {} bodies on {}: median {} ms over {} frames, {} pairs, {}",
+        run.scene,
+        run.bodies,
+        run.backend,
+        milliseconds(run.frame_ms.median),
+        run.frames,
+        run.pairs,
+        agreement_text(run)
+    )
+}
+
+/// `agree`, `3 differ from gpu`, or `reference`.
+fn agreement_text(run: &Run) -> String {
+    match &run.agreement {
+        None => "reference".to_string(),
+        Some(a) if a.differing_pairs == 0 => format!("agree with {}", a.reference),
+        Some(a) => format!("{} differ from {}", a.differing_pairs, a.reference),
+    }
+}
+
+/// Three significant digits or so, without a wall of decimals.
+fn milliseconds(ms: f64) -> String {
+    if ms >= 100.0 {
+        format!("{ms:.0}")
+    } else if ms >= 10.0 {
+        format!("{ms:.1}")
+    } else {
+        format!("{ms:.2}")
+    }
+}
+
+/// Writes `text` to `path`, creating the directory it is in.
+pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    std::fs::write(path, text).map_err(write_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(backend: &str, median: f64, agreement: Option<Agreement>) -> Run {
+        Run {
+            scene: "bullet-hell".into(),
+            bodies: 1000,
+            backend: backend.into(),
+            adapter: None,
+            frames: 10,
+            frame_ms: FrameMs {
+                median,
+                min: median,
+                max: median,
+            },
+            stages_ms: None,
+            pairs: 7,
+            candidates: None,
+            agreement,
+        }
+    }
+
+    #[test]
+    fn table_columns_line_up() {
+        let report = Report {
+            machine: Machine::this(),
+            seed: 4,
+            frames_requested: 10,
+            frame_budget_ms: 2000.0,
+            runs: vec![
+                run("cpu", 1.234, None),
+                run(
+                    "parry2d",
+                    123.4,
+                    Some(Agreement {
+                        reference: "cpu".into(),
+                        frames_compared: 11,
+                        differing_pairs: 2,
+                    }),
+                ),
+            ],
+            dropped: vec![],
+            failed: vec![],
+            all_agree: false,
+        };
+        let mut report = report;
+        let mut lone = run("parry2d", 900.0, None);
+        lone.bodies = 1_000_000;
+        report.runs.push(lone);
+        let table = report.table();
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].starts_with("scene"), "{table}");
+        // The median column ends at the same place on every row.
+        let end = lines[0].find("median ms").expect("header") + "median ms".len();
+        assert_eq!(&lines[2][end - 4..end], "1.23", "{table}");
+        assert_eq!(&lines[3][end - 3..end], "123", "{table}");
+        assert!(lines[3].contains("2 differ from cpu"), "{table}");
+        assert!(table.contains("differ on 2 pairs"), "{table}");
+        assert!(lines[2].ends_with("reference"), "{table}");
+        assert!(lines[4].ends_with("alone"), "{table}");
+    }
+}

@@ -1,0 +1,196 @@
+//! `gpu-collide bench` as a user runs it: the JSON it writes, the plot, the exit status,
+//! agreement between backends, and refusals of bad options. CPU backends only, small
+//! scenes: a few seconds.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// A fresh directory for one test's outputs.
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpu-collide-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn read_json(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("JSON written");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+#[test]
+fn bullet_hell_on_cpu_and_parry_writes_json_plot_and_table_and_agrees() {
+    let out = out_dir("bullet-hell");
+    let result = bench(&[
+        "--scene",
+        "bullet-hell",
+        "--bodies",
+        "500",
+        "--frames",
+        "2",
+        "--backend",
+        "cpu,parry2d",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stdout}\n{stderr}");
+
+    let report = read_json(&out.join("bench.json"));
+    let runs = report["runs"].as_array().expect("runs is a list");
+    let backends: Vec<&str> = runs.iter().filter_map(|r| r["backend"].as_str()).collect();
+    assert_eq!(backends, ["cpu", "parry2d"], "{report:#}");
+    for run in runs {
+        assert_eq!(run["scene"], "bullet-hell");
+        assert_eq!(run["bodies"], 500);
+        assert_eq!(run["frames"], 2);
+        assert!(run["adapter"].is_null(), "CPU backends have no adapter");
+        let ms = |k: &str| run["frame_ms"][k].as_f64().expect("frame_ms number");
+        assert!(ms("min") > 0.0 && ms("min") <= ms("median") && ms("median") <= ms("max"));
+        // stages_ms and candidates are always there, null where the backend cannot tell.
+        let object = run.as_object().expect("run is an object");
+        for key in ["stages_ms", "candidates", "pairs", "agreement"] {
+            assert!(object.contains_key(key), "run lacks {key}: {run}");
+        }
+        assert!(run["pairs"].as_u64().is_some());
+    }
+    let cpu = &runs[0];
+    let parry = &runs[1];
+    assert!(cpu["agreement"].is_null(), "cpu is the reference");
+    assert_eq!(parry["agreement"]["reference"], "cpu");
+    assert_eq!(parry["agreement"]["differing_pairs"], 0, "{parry}");
+    assert_eq!(
+        parry["agreement"]["frames_compared"], 3,
+        "warm-up + 2 frames"
+    );
+    assert_eq!(parry["pairs"], cpu["pairs"]);
+    assert!(
+        parry["candidates"].as_u64().is_some(),
+        "parry counts its candidates"
+    );
+    assert_eq!(report["all_agree"], true);
+    assert_eq!(report["frames_requested"], 2);
+    assert!(report["seed"].is_u64() && report["machine"]["cpus"].is_u64());
+
+    let svg = std::fs::read_to_string(out.join("frame_time.svg")).expect("plot written");
+    assert!(svg.contains("<svg") && svg.contains("parry2d"), "{svg}");
+    let table = std::fs::read_to_string(out.join("table.txt")).expect("table written");
+    assert!(
+        stdout.contains(&table),
+        "the table printed is the one saved"
+    );
+    assert!(table.contains("median ms") && table.contains("agree with cpu"));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_scene_file_runs_its_own_bodies_and_json_goes_where_asked() {
+    let out = out_dir("file");
+    std::fs::create_dir_all(&out).expect("out dir");
+    let scene = out.join("spec.json");
+    std::fs::write(
+        &scene,
+        r########"{
+          "shapes": [
+            {"polygon": [[-9.0, -8.0], [9.0, -8.0], [0.0, 12.0]]},
+            {"circle": 2.5},
+            {"bitmask": {"width": 5, "height": 3, "rows": [".###.", "#####", ".#.#."]}}
+          ],
+          "bodies": [
+            {"shape": 0, "x": 100.0, "y": 40.0, "angle": 0.5},
+            {"shape": 1, "x": 104.0, "y": 52.0, "layer": 4, "mask": 2},
+            {"shape": 2, "x": 90, "y": 35},
+            {"shape": 1, "x": 101.0, "y": 41.0},
+            {"shape": 2, "x": 88, "y": 36}
+          ]
+        }"########,
+    )
+    .expect("scene written");
+    let json = out.join("elsewhere").join("report.json");
+    let result = bench(&[
+        "--scene",
+        scene.to_str().expect("utf-8 path"),
+        "--backend",
+        "parry2d,cpu",
+        "--frames",
+        "3",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    let report = read_json(&json);
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(run["scene"], "spec.json");
+        assert_eq!(run["bodies"], 5);
+    }
+    // The spec's example has pairs [0, 3] and [2, 4] before anything moves.
+    assert_eq!(runs[0]["pairs"], 2);
+    assert_eq!(report["all_agree"], true, "{report:#}");
+    assert!(out.join("frame_time.svg").exists());
+
+    // The empty scene is a scene too: no pairs, and a plot that says there is nothing to plot.
+    let empty = out.join("empty.json");
+    std::fs::write(&empty, "{}").expect("scene written");
+    let result = bench(&[
+        "--scene",
+        empty.to_str().expect("utf-8 path"),
+        "--backend",
+        "cpu,parry2d",
+        "--frames",
+        "1",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    let report = read_json(&out.join("bench.json"));
+    assert_eq!(report["runs"][1]["pairs"], 0);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bad_options_exit_1_with_a_clear_message() {
+    let out = out_dir("bad");
+    let out = out.to_str().expect("utf-8 path");
+    for (args, words) in [
+        (
+            vec!["--bodies", "x", "--out", out],
+            vec!["--bodies", "`x` is not a whole number"],
+        ),
+        (
+            vec!["--backend", "nope", "--out", out],
+            vec!["--backend", "nope", "gpu, cpu, parry2d"],
+        ),
+        (
+            vec!["--scene", "/missing.json", "--out", out],
+            vec!["cannot read /missing.json", "not a scene name"],
+        ),
+        (vec!["--frames", "0", "--out", out], vec!["--frames", "`0`"]),
+    ] {
+        let result = bench(&args);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(1), "{args:?}: {stderr}");
+        for word in words {
+            assert!(stderr.contains(word), "{args:?}: `{stderr}` lacks `{word}`");
+        }
+    }
+    assert!(
+        !std::path::Path::new(out).exists(),
+        "nothing is written when the options are refused"
+    );
+}
