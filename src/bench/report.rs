@@ -142,15 +142,16 @@ pub struct FrameMs {
 /// Median milliseconds per stage over the measured frames.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct StagesMs {
-    /// Writing the transforms.
+    /// Packing and writing the transforms (host time).
     pub upload: f64,
-    /// World bounds.
+    /// World bounds (GPU timestamps).
     pub bounds: f64,
-    /// Candidate pairs.
+    /// Candidate pairs: the grid's counting sort and query (GPU timestamps).
     pub broad: f64,
-    /// Exact tests.
+    /// Exact tests (GPU timestamps).
     pub narrow: f64,
-    /// Copying and mapping the pairs back.
+    /// The rest of the frame on the host: submitting, copying and mapping the pairs
+    /// back, and waiting.
     pub readback: f64,
 }
 
