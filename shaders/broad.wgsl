@@ -192,17 +192,25 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
         return;
     }
     let info = infos[i];
+    // The levels to look at: occupied by somebody this body accepts, and this body's to
+    // search (else the bodies of that level look for this one). Most bullets have none,
+    // and stop here without reading their box.
+    var levels = 0u;
+    var occupied = grid_info.occupied_levels;
+    while occupied != 0u {
+        let level = countTrailingZeros(occupied);
+        occupied &= occupied - 1u;
+        if (grid_info.level_layers[level] & info.mask) != 0u && probes(me.level, level) {
+            levels |= 1u << level;
+        }
+    }
+    if levels == 0u {
+        return;
+    }
     let box = aabbs[i];
-    var levels = grid_info.occupied_levels;
     while levels != 0u {
         let level = countTrailingZeros(levels);
         levels &= levels - 1u;
-        if (grid_info.level_layers[level] & info.mask) == 0u {
-            continue; // nobody this body accepts lives on this level
-        }
-        if !probes(me.level, level) {
-            continue; // the bodies of that level look for this one
-        }
         let range = probe_range(box, level);
         for (var y = range.x; y <= range.z; y++) {
             for (var x = range.y; x <= range.w; x++) {

@@ -10,8 +10,8 @@ use crate::packed::{BodyInfo, MAX_LEVELS};
 pub struct GridParams {
     /// Side of the finest cells; level `l` has cells of `base_cell · 2^l`.
     pub base_cell: f32,
-    /// Buckets of the hash table: a power of two, at least twice the bodies, so that
-    /// few cells share a bucket.
+    /// Buckets of the hash table: a power of two, at least as many as the bodies, so that
+    /// few cells share a bucket while the table stays small enough to cache well.
     pub bucket_count: u32,
     /// Which side looks between two levels: bit `f` of entry `c` set means the bodies on
     /// level `c` sweep the cells of the finer level `f` under them; clear means each body
@@ -65,7 +65,7 @@ impl GridParams {
 
 /// Buckets of the hash table for `bodies` bodies: see [`GridParams::bucket_count`].
 pub fn bucket_count(bodies: usize) -> u32 {
-    (2 * bodies as u64).next_power_of_two().clamp(1024, 1 << 31) as u32
+    (bodies as u64).next_power_of_two().clamp(1024, 1 << 31) as u32
 }
 
 /// The median size of the bodies, by shape use.

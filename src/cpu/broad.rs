@@ -184,17 +184,27 @@ impl Grid {
         if me.bucket == NO_BUCKET {
             return;
         }
-        let (info, own) = (&infos[i], &aabbs[i]);
-        let mut levels = self.info.occupied_levels;
+        let info = &infos[i];
+        // The levels to look at: occupied by somebody this body accepts, and this
+        // body's to search (else the bodies of that level look for this one).
+        let mut levels = 0u32;
+        let mut occupied = self.info.occupied_levels;
+        while occupied != 0 {
+            let level = occupied.trailing_zeros();
+            occupied &= occupied - 1;
+            if self.info.level_layers[level as usize] & info.mask != 0
+                && probes(params, me.level, level)
+            {
+                levels |= 1 << level;
+            }
+        }
+        if levels == 0 {
+            return;
+        }
+        let own = &aabbs[i];
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
-            if self.info.level_layers[level as usize] & info.mask == 0 {
-                continue; // nobody this body accepts lives on this level
-            }
-            if !probes(params, me.level, level) {
-                continue; // the bodies of that level look for this one
-            }
             let (first, last) = probe_range(params, own, level);
             for y in first.y..=last.y {
                 for x in first.x..=last.x {
