@@ -278,3 +278,112 @@ fn a_scene_too_large_for_the_device_is_a_clear_error() {
     );
     assert!(message.contains("too large"), "{message}");
 }
+
+/// A scene built to stress the corners of the problem: a pile of bodies on one point,
+/// bodies near ±16384, a polygon 1024 units across among tiny circles, a large sparse
+/// bitmask, slivers, squares touching edge to edge, and mixed filters.
+fn adversarial_scene(seed: u64) -> String {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let mut rows = vec![String::new(); 300];
+    for row in rows.iter_mut() {
+        *row = (0..257)
+            .map(|_| if rng.random_bool(0.02) { '#' } else { '.' })
+            .collect();
+    }
+    let shapes = serde_json::json!([
+        {"polygon": [[-512, -40], [512, -40], [500, 40], [-500, 40]]},
+        {"circle": 0.05},
+        {"polygon": [[-1, -1], [1, -1], [1, 1], [-1, 1]]},
+        {"polygon": [[-15, -0.005], [15, -0.005], [15, 0.005], [-15, 0.005]]},
+        {"bitmask": {"width": 257, "height": 300, "rows": rows}},
+        {"circle": 3.0},
+        {"polygon": [[0, 0], [4, 0.5], [5, 3], [2, 5], [-1, 3]]}
+    ]);
+    let mut bodies = Vec::new();
+    let mut add = |shape: u32, x: f64, y: f64, angle: f64, rng: &mut rand_pcg::Pcg64| {
+        let (layer, mask) = if rng.random_bool(0.3) {
+            (1u32 << rng.random_range(0..3), rng.random_range(0..8u32))
+        } else {
+            (u32::MAX, u32::MAX)
+        };
+        // Bitmask bodies keep angle 0 and whole coordinates, as the format wants.
+        bodies.push(serde_json::json!({"shape": shape, "x": x, "y": y, "angle": angle, "layer": layer, "mask": mask}));
+    };
+    // A pile: 200 bodies on one point.
+    for _ in 0..200 {
+        let shape = [1, 2, 5, 6][rng.random_range(0..4)];
+        add(shape, 100.0, 100.0, rng.random_range(-3.0..3.0), &mut rng);
+    }
+    // Near the corners of the exact range.
+    for _ in 0..600 {
+        let corner = [
+            (16370.0, 16370.0),
+            (-16370.0, 16370.0),
+            (16370.0, -16370.0),
+            (-16370.0, -16370.0),
+        ];
+        let (cx, cy) = corner[rng.random_range(0..4)];
+        let shape = [1, 2, 3, 5, 6][rng.random_range(0..5)];
+        add(
+            shape,
+            cx + rng.random_range(-12.0..12.0),
+            cy + rng.random_range(-12.0..12.0),
+            rng.random_range(-3.0..3.0),
+            &mut rng,
+        );
+    }
+    // The 1024-wide polygon among tiny circles and slivers.
+    add(0, 0.0, 0.0, 0.3, &mut rng);
+    for _ in 0..800 {
+        let shape = [1, 3][rng.random_range(0..2)];
+        add(
+            shape,
+            rng.random_range(-600.0..600.0),
+            rng.random_range(-300.0..300.0),
+            rng.random_range(-3.0..3.0),
+            &mut rng,
+        );
+    }
+    // The sparse bitmask, with squares and circles over it.
+    add(4, -2000.0, -150.0, 0.0, &mut rng);
+    for _ in 0..600 {
+        let shape = [1, 2, 5][rng.random_range(0..3)];
+        add(
+            shape,
+            rng.random_range(-2000.0..-1743.0),
+            rng.random_range(-150.0..150.0),
+            rng.random_range(-3.0..3.0),
+            &mut rng,
+        );
+    }
+    // Squares touching edge to edge in a row (every neighbour pair touches).
+    for k in 0..100 {
+        add(2, 3000.0 + 2.0 * k as f64, 0.0, 0.0, &mut rng);
+    }
+    serde_json::json!({"shapes": shapes, "bodies": bodies}).to_string()
+}
+
+#[test]
+fn adversarial_scenes() {
+    for seed in [31, 32] {
+        let text = adversarial_scene(seed);
+        let scene = Scene::from_json(&text).expect("valid");
+        let truth = oracle::oracle(&text);
+        let reference = reference_pairs(&scene);
+        let cpu = cpu_pairs(&scene);
+        assert_eq!(cpu, reference, "seed {seed}: cpu backend vs reference");
+        assert_exact_outside_band(&format!("adversarial {seed} cpu"), &text, &cpu, &truth);
+        if let Some(context) = gpu() {
+            let on_gpu = gpu_pairs(&context, &scene);
+            assert_exact_outside_band(&format!("adversarial {seed} gpu"), &text, &on_gpu, &truth);
+            let differing = assert_differences_in_band("adversarial", &cpu, &on_gpu, &truth);
+            eprintln!(
+                "adversarial seed {seed}: {} bodies, {} pairs, {} band pairs, gpu and cpu differ on {differing}",
+                scene.bodies.len(),
+                truth.pairs.len(),
+                truth.band.len()
+            );
+        }
+    }
+}
