@@ -93,7 +93,7 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             let bucket = cell_bucket(cell, level);
             let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
             atomicOr(&group_level_layers[level], info.layer);
-            placed = BodyCell(cell, level, bucket, rank, 0u);
+            placed = BodyCell(cell, level, bucket, rank, info.mask);
         }
         body_cells[i] = placed;
     }
@@ -142,10 +142,8 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
     if placed.bucket == NO_BUCKET {
         return;
     }
-    let box = aabbs[i];
-    let info = infos[i];
     grid_entries[buckets[placed.bucket].start + placed.rank] =
-        GridEntry(box.min, box.max, placed.cell, placed.level, i, info.layer, info.mask);
+        GridEntry(placed.cell, placed.level, i, infos[i].layer, placed.mask);
 }
 
 // ---- the query ----
@@ -191,7 +189,6 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     if me.bucket == NO_BUCKET {
         return;
     }
-    let info = infos[i];
     // The levels to look at: occupied by somebody this body accepts, and this body's to
     // search (else the bodies of that level look for this one). Most bullets have none,
     // and stop here without reading their box.
@@ -200,13 +197,14 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     while occupied != 0u {
         let level = countTrailingZeros(occupied);
         occupied &= occupied - 1u;
-        if (grid_info.level_layers[level] & info.mask) != 0u && probes(me.level, level) {
+        if (grid_info.level_layers[level] & me.mask) != 0u && probes(me.level, level) {
             levels |= 1u << level;
         }
     }
     if levels == 0u {
         return;
     }
+    let layer = infos[i].layer;
     let box = aabbs[i];
     while levels != 0u {
         let level = countTrailingZeros(levels);
@@ -228,10 +226,10 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                     if level == me.level && other.body <= i {
                         continue; // the pair is the lower index's to report
                     }
-                    if (info.layer & other.mask) == 0u || (other.layer & info.mask) == 0u {
+                    if (layer & other.mask) == 0u || (other.layer & me.mask) == 0u {
                         continue;
                     }
-                    if aabbs_overlap(box, Aabb(other.min, other.max)) {
+                    if aabbs_overlap(box, aabbs[other.body]) {
                         emit_candidate(vec2<u32>(min(i, other.body), max(i, other.body)));
                     }
                 }

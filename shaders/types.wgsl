@@ -53,7 +53,7 @@ struct BodyCell {
     level: u32,
     bucket: u32,
     rank: u32,
-    _pad: u32,
+    mask: u32,
 }
 
 struct Bucket {
@@ -68,8 +68,6 @@ struct AtomicBucket {
 }
 
 struct GridEntry {
-    min: vec2<f32>,
-    max: vec2<f32>,
     cell: vec2<i32>,
     level: u32,
     body: u32,

@@ -169,8 +169,9 @@ pub struct BodyCell {
     pub bucket: u32,
     /// The body's place among the bodies of its bucket.
     pub rank: u32,
-    /// Padding to 24 bytes.
-    pub _pad: u32,
+    /// The body's mask bits, so the query decides from this record alone whether the
+    /// body has anything to look for.
+    pub mask: u32,
 }
 
 /// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (and `AtomicBucket`,
@@ -184,15 +185,12 @@ pub struct Bucket {
     pub start: u32,
 }
 
-/// A body as stored in the grid, sorted by bucket so a bucket's bodies are read
-/// contiguously. Mirrors WGSL `GridEntry`.
+/// A body as stored in the grid, grouped by bucket so a bucket's bodies are read
+/// contiguously; its box is read from the body's own record only when the filters
+/// agree, which keeps the entries small. Mirrors WGSL `GridEntry`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
 pub struct GridEntry {
-    /// The body's world box, lower corner.
-    pub min: [f32; 2],
-    /// Upper corner.
-    pub max: [f32; 2],
     /// See [`BodyCell::cell`].
     pub cell: [i32; 2],
     /// See [`BodyCell::level`].

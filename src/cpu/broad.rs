@@ -86,7 +86,7 @@ fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
         level,
         bucket: cell_bucket(params, cell, level),
         rank: 0,
-        _pad: 0,
+        mask: body.mask,
     }
 }
 
@@ -157,16 +157,13 @@ impl Grid {
             if placed.bucket == NO_BUCKET {
                 continue;
             }
-            let (b, body) = (&aabbs[i], &infos[i]);
             let slot = buckets[placed.bucket as usize].start + placed.rank;
             self.entries[slot as usize] = GridEntry {
-                min: b.min,
-                max: b.max,
                 cell: placed.cell,
                 level: placed.level,
                 body: i as u32,
-                layer: body.layer,
-                mask: body.mask,
+                layer: infos[i].layer,
+                mask: placed.mask,
             };
         }
     }
@@ -184,7 +181,6 @@ impl Grid {
         if me.bucket == NO_BUCKET {
             return;
         }
-        let info = &infos[i];
         // The levels to look at: occupied by somebody this body accepts, and this
         // body's to search (else the bodies of that level look for this one).
         let mut levels = 0u32;
@@ -192,7 +188,7 @@ impl Grid {
         while occupied != 0 {
             let level = occupied.trailing_zeros();
             occupied &= occupied - 1;
-            if self.info.level_layers[level as usize] & info.mask != 0
+            if self.info.level_layers[level as usize] & me.mask != 0
                 && probes(params, me.level, level)
             {
                 levels |= 1 << level;
@@ -201,7 +197,7 @@ impl Grid {
         if levels == 0 {
             return;
         }
-        let own = &aabbs[i];
+        let (layer, own) = (infos[i].layer, &aabbs[i]);
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
@@ -219,14 +215,10 @@ impl Grid {
                         if level == me.level && other.body as usize <= i {
                             continue; // the pair is the lower index's to report
                         }
-                        if info.layer & other.mask == 0 || other.layer & info.mask == 0 {
+                        if layer & other.mask == 0 || other.layer & me.mask == 0 {
                             continue;
                         }
-                        let theirs = Aabb {
-                            min: other.min,
-                            max: other.max,
-                        };
-                        if own.overlaps(&theirs) {
+                        if own.overlaps(&aabbs[other.body as usize]) {
                             let j = other.body;
                             out.push([(i as u32).min(j), (i as u32).max(j)]);
                         }

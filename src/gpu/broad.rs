@@ -17,7 +17,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
     },
     Kernel {
         entry: "scatter_cells",
-        bindings: &[0, 1, 2, 3, 4, 5],
+        bindings: &[0, 1, 3, 4, 5],
     },
     Kernel {
         entry: "broad",

@@ -225,6 +225,19 @@ pub async fn usable_adapters() -> Vec<wgpu::Adapter> {
     adapters
 }
 
+/// Every kernel of every stage, with the binding numbers the host binds for it; a test
+/// checks them against the bindings naga finds each entry point using.
+pub fn kernel_bindings() -> Vec<(Stage, &'static str, &'static [u32])> {
+    [
+        (Stage::Bounds, bounds::KERNELS),
+        (Stage::Broad, broad::KERNELS),
+        (Stage::Narrow, narrow::KERNELS),
+    ]
+    .into_iter()
+    .flat_map(|(stage, kernels)| kernels.iter().map(move |k| (stage, k.entry, k.bindings)))
+    .collect()
+}
+
 /// One kernel of a stage: its entry point and the binding numbers it uses (the
 /// pipeline's layout is derived from the shader, so the bind group must match exactly).
 #[derive(Debug, Clone, Copy)]
