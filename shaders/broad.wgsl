@@ -63,10 +63,12 @@ fn cell_at(point: vec2<f32>, level: u32) -> vec2<i32> {
     return vec2<i32>(clamp(floor(point / size), vec2<f32>(-1e9), vec2<f32>(1e9)));
 }
 
+// Neighbouring cells of a row land in neighbouring buckets (and, through
+// allocate_buckets, neighbouring entries), so a body sweeping a block of cells reads
+// a few cache lines per row rather than one per cell; rows and levels are spread by
+// large odd multipliers.
 fn cell_bucket(cell: vec2<i32>, level: u32) -> u32 {
-    var h = bitcast<u32>(cell.x) * 0x9e3779b1u + bitcast<u32>(cell.y) * 0x85ebca77u + level * 0xc2b2ae3du;
-    h = (h ^ (h >> 15u)) * 0x2c1b3c6du;
-    h = h ^ (h >> 12u);
+    let h = bitcast<u32>(cell.x) + bitcast<u32>(cell.y) * 0x9e3779b1u + level * 0xc2b2ae3du;
     return h & (params.bucket_count - 1u);
 }
 

@@ -37,14 +37,11 @@ pub fn cell_at(params: &GridParams, point: Vec2, level: u32) -> IVec2 {
         .as_ivec2()
 }
 
-/// The hash-table bucket of a cell.
+/// The hash-table bucket of a cell: neighbours in a row get neighbouring buckets.
 pub fn cell_bucket(params: &GridParams, cell: IVec2, level: u32) -> u32 {
-    let mut h = (cell.x as u32)
-        .wrapping_mul(0x9e37_79b1)
-        .wrapping_add((cell.y as u32).wrapping_mul(0x85eb_ca77))
+    let h = (cell.x as u32)
+        .wrapping_add((cell.y as u32).wrapping_mul(0x9e37_79b1))
         .wrapping_add(level.wrapping_mul(0xc2b2_ae3d));
-    h = (h ^ (h >> 15)).wrapping_mul(0x2c1b_3c6d);
-    h ^= h >> 12;
     h & (params.bucket_count - 1)
 }
 
