@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::support::SPEC_EXAMPLE;
+
 fn bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
         .arg("bench")
@@ -98,24 +100,7 @@ fn a_scene_file_runs_its_own_bodies_and_json_goes_where_asked() {
     let out = out_dir("file");
     std::fs::create_dir_all(&out).expect("out dir");
     let scene = out.join("spec.json");
-    std::fs::write(
-        &scene,
-        r########"{
-          "shapes": [
-            {"polygon": [[-9.0, -8.0], [9.0, -8.0], [0.0, 12.0]]},
-            {"circle": 2.5},
-            {"bitmask": {"width": 5, "height": 3, "rows": [".###.", "#####", ".#.#."]}}
-          ],
-          "bodies": [
-            {"shape": 0, "x": 100.0, "y": 40.0, "angle": 0.5},
-            {"shape": 1, "x": 104.0, "y": 52.0, "layer": 4, "mask": 2},
-            {"shape": 2, "x": 90, "y": 35},
-            {"shape": 1, "x": 101.0, "y": 41.0},
-            {"shape": 2, "x": 88, "y": 36}
-          ]
-        }"########,
-    )
-    .expect("scene written");
+    std::fs::write(&scene, SPEC_EXAMPLE).expect("scene written");
     let json = out.join("elsewhere").join("report.json");
     let result = bench(&[
         "--scene",

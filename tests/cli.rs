@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output};
 
-use crate::support::gpu;
+use crate::support::{gpu, SPEC_EXAMPLE};
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
@@ -27,21 +27,6 @@ fn backends() -> Vec<&'static str> {
         vec!["cpu"]
     }
 }
-
-const SPEC_EXAMPLE: &str = r#######"{
-  "shapes": [
-    {"polygon": [[-9.0, -8.0], [9.0, -8.0], [0.0, 12.0]]},
-    {"circle": 2.5},
-    {"bitmask": {"width": 5, "height": 3, "rows": [".###.", "#####", ".#.#."]}}
-  ],
-  "bodies": [
-    {"shape": 0, "x": 100.0, "y": 40.0, "angle": 0.5},
-    {"shape": 1, "x": 104.0, "y": 52.0, "layer": 4, "mask": 2},
-    {"shape": 2, "x": 90, "y": 35},
-    {"shape": 1, "x": 101.0, "y": 41.0},
-    {"shape": 2, "x": 88, "y": 36}
-  ]
-}"#######;
 
 #[test]
 fn pairs_prints_sorted_pairs_on_every_backend() {

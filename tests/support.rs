@@ -72,3 +72,20 @@ pub fn gpu_pairs(context: &GpuContext, scene: &Scene) -> Vec<Pair> {
         .expect("gpu backend runs");
     assert_well_formed("gpu", &pairs)
 }
+
+/// The example scene of the format's spec, with a second bitmask overlapping the first
+/// (pairs `[0, 3]` and `[2, 4]`), as the command-line tests feed it.
+pub const SPEC_EXAMPLE: &str = r#######"{
+  "shapes": [
+    {"polygon": [[-9.0, -8.0], [9.0, -8.0], [0.0, 12.0]]},
+    {"circle": 2.5},
+    {"bitmask": {"width": 5, "height": 3, "rows": [".###.", "#####", ".#.#."]}}
+  ],
+  "bodies": [
+    {"shape": 0, "x": 100.0, "y": 40.0, "angle": 0.5},
+    {"shape": 1, "x": 104.0, "y": 52.0, "layer": 4, "mask": 2},
+    {"shape": 2, "x": 90, "y": 35},
+    {"shape": 1, "x": 101.0, "y": 41.0},
+    {"shape": 2, "x": 88, "y": 36}
+  ]
+}"#######;
