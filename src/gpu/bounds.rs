@@ -11,7 +11,7 @@ pub(crate) const KERNELS: &[Kernel] = &[Kernel {
 }];
 
 /// The buffer at each binding number of `shaders/bounds.wgsl`.
-fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
+pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
     match binding {
         0 => &b.params,
         1 => &b.shapes,
@@ -20,11 +20,6 @@ fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
         4 => &b.infos,
         _ => &b.aabbs,
     }
-}
-
-/// Binds the stage's buffers.
-pub(crate) fn bind(kernels: &StageKernels, device: &wgpu::Device, b: &Buffers) -> StageGroups {
-    kernels.bind(device, |binding| buffer(b, binding))
 }
 
 /// One thread per body.

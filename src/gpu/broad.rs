@@ -26,7 +26,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
 ];
 
 /// The buffer at each binding number of `shaders/broad.wgsl`.
-fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
+pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
     match binding {
         0 => &b.params,
         1 => &b.infos,
@@ -38,11 +38,6 @@ fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
         7 => &b.candidates,
         _ => &b.counters,
     }
-}
-
-/// Binds the stage's buffers.
-pub(crate) fn bind(kernels: &StageKernels, device: &wgpu::Device, b: &Buffers) -> StageGroups {
-    kernels.bind(device, |binding| buffer(b, binding))
 }
 
 /// The counting sort and the query, for `bodies` bodies and `buckets` buckets.

@@ -99,9 +99,9 @@ struct Groups {
 impl Groups {
     fn new(device: &wgpu::Device, p: &Pipelines, buffers: &Buffers) -> Self {
         Groups {
-            bounds: bounds::bind(&p.bounds, device, buffers),
-            broad: broad::bind(&p.broad, device, buffers),
-            narrow: narrow::bind(&p.narrow, device, buffers),
+            bounds: p.bounds.bind(device, buffers),
+            broad: p.broad.bind(device, buffers),
+            narrow: p.narrow.bind(device, buffers),
         }
     }
 }

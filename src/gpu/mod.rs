@@ -126,9 +126,24 @@ impl GpuContext {
         self.pipelines
             .get_or_init(|| {
                 Arc::new(Pipelines {
-                    bounds: StageKernels::new(&self.device, Stage::Bounds, bounds::KERNELS),
-                    broad: StageKernels::new(&self.device, Stage::Broad, broad::KERNELS),
-                    narrow: StageKernels::new(&self.device, Stage::Narrow, narrow::KERNELS),
+                    bounds: StageKernels::new(
+                        &self.device,
+                        Stage::Bounds,
+                        bounds::KERNELS,
+                        bounds::buffer,
+                    ),
+                    broad: StageKernels::new(
+                        &self.device,
+                        Stage::Broad,
+                        broad::KERNELS,
+                        broad::buffer,
+                    ),
+                    narrow: StageKernels::new(
+                        &self.device,
+                        Stage::Narrow,
+                        narrow::KERNELS,
+                        narrow::buffer,
+                    ),
                 })
             })
             .clone()
@@ -246,10 +261,14 @@ pub(crate) struct Kernel {
     pub(crate) bindings: &'static [u32],
 }
 
+/// Which buffer a binding number means in one stage's shader.
+pub(crate) type BindingMap = fn(&collider::Buffers, u32) -> &wgpu::Buffer;
+
 /// The compiled kernels of one stage, in the order the stage lists them.
 #[derive(Debug)]
 pub(crate) struct StageKernels {
     kernels: &'static [Kernel],
+    buffer: BindingMap,
     pipelines: Vec<wgpu::ComputePipeline>,
 }
 
@@ -259,7 +278,12 @@ pub(crate) struct StageGroups(Vec<wgpu::BindGroup>);
 
 impl StageKernels {
     /// Compiles every kernel of `stage` from its one module.
-    pub(crate) fn new(device: &wgpu::Device, stage: Stage, kernels: &'static [Kernel]) -> Self {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        stage: Stage,
+        kernels: &'static [Kernel],
+        buffer: BindingMap,
+    ) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(stage.name()),
             source: wgpu::ShaderSource::Wgsl(stage.source().into()),
@@ -277,16 +301,15 @@ impl StageKernels {
                 })
             })
             .collect();
-        StageKernels { kernels, pipelines }
+        StageKernels {
+            kernels,
+            buffer,
+            pipelines,
+        }
     }
 
-    /// Binds, for every kernel, the buffers at its binding numbers; `buffer` says which
-    /// buffer a binding number means in this stage's shader.
-    pub(crate) fn bind<'a>(
-        &self,
-        device: &wgpu::Device,
-        buffer: impl Fn(u32) -> &'a wgpu::Buffer,
-    ) -> StageGroups {
+    /// Binds, for every kernel, the buffers at its binding numbers.
+    pub(crate) fn bind(&self, device: &wgpu::Device, buffers: &collider::Buffers) -> StageGroups {
         let groups = self
             .kernels
             .iter()
@@ -297,7 +320,7 @@ impl StageKernels {
                     .iter()
                     .map(|&binding| wgpu::BindGroupEntry {
                         binding,
-                        resource: buffer(binding).as_entire_binding(),
+                        resource: (self.buffer)(buffers, binding).as_entire_binding(),
                     })
                     .collect();
                 device.create_bind_group(&wgpu::BindGroupDescriptor {

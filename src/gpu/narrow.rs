@@ -18,7 +18,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
 ];
 
 /// The buffer at each binding number of `shaders/narrow.wgsl`.
-fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
+pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
     match binding {
         0 => &b.params,
         1 => &b.shapes,
@@ -31,11 +31,6 @@ fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
         8 => &b.pairs,
         _ => &b.narrow_dispatch,
     }
-}
-
-/// Binds the stage's buffers.
-pub(crate) fn bind(kernels: &StageKernels, device: &wgpu::Device, b: &Buffers) -> StageGroups {
-    kernels.bind(device, |binding| buffer(b, binding))
 }
 
 /// One thread per candidate, sized on the GPU.
