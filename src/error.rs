@@ -80,6 +80,18 @@ pub enum Error {
         /// The device's limit.
         limit: u64,
     },
+    /// The bodies' boxes overlap in more pairs than the collider's limit allows, so the
+    /// frame was refused before its memory could grow without bound (a dense pile of
+    /// bodies on one point has n²/2 such pairs). Raise the limit with
+    /// `set_max_pairs` on the collider (`--max-pairs` on the command line) if the
+    /// memory is there: each pair held costs 8 bytes.
+    #[error("more than {limit} pairs of bodies have overlapping boxes ({found} found so far); the limit bounds memory (8 bytes a pair): raise it with set_max_pairs, or --max-pairs on the command line")]
+    TooManyPairs {
+        /// Box-overlapping pairs found before the frame stopped (at least this many exist).
+        found: u64,
+        /// The limit in force.
+        limit: u64,
+    },
     /// wgpu reported an error (validation, out of memory, internal) or the device was lost.
     #[error("GPU error: {0}")]
     Gpu(String),
