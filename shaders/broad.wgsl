@@ -18,6 +18,17 @@
 // - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
 //   mask accepts nobody on a level never looks there, and bullets that never meet
 //   bullets cost a few loads each.
+// - Bounded work per invocation: Mesa's llvmpipe silently ends every loop of an
+//   invocation after 65535 iterations in all (see CHUNK_BUDGET in src/packed.rs), and real
+//   GPUs stall on one long invocation. So the cells one body reads are bounded by
+//   construction (the top level is one cell for bodies too large for the others; a body
+//   sweeps at most DOWN_LEVELS levels down, a few hundred cells), and the entries it reads
+//   by SCAN_BUDGET: past it, a crowded cell is handed over in SCAN_CHUNK-entry pieces that
+//   broad_deferred reads in parallel. Measured before this: a 3000-unit square among 300
+//   circles swept 4.2 million cells in one invocation and the GPU reported none of its
+//   300 pairs.
+// - Which side looks between two levels is chosen every frame on the GPU from the bodies
+//   each level really holds (choose_probe_down), not predicted from the shapes.
 //
 // Measured (lavapipe, 2 cores, 100k bullet-hell bodies; see BENCHMARKS.md): a first
 // version with a three-pass prefix sum and every body looking at its coarser levels
@@ -42,22 +53,31 @@
 @group(0) @binding(6) var<storage, read_write> grid_info: GridInfo;
 @group(0) @binding(7) var<storage, read_write> candidates: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read_write> counters: Counters;
+@group(0) @binding(9) var<storage, read_write> deferred: array<DeferredScan>;
+@group(0) @binding(10) var<storage, read_write> dispatch_args: array<DispatchArgs>;
 
-// ---- cells ----
+// ---- cells (twins in src/grid.rs) ----
+
+const TOP_LEVEL: u32 = MAX_LEVELS - 1u;
 
 // The finest level whose cells are at least as large as `extent`, with a hair of margin
-// so that rounding never puts two touching bodies two cells apart.
+// so that rounding never puts two touching bodies two cells apart; else the top level
+// (also for an extent that is not finite).
 fn level_of(extent: f32) -> u32 {
     var level = 0u;
     var size = params.base_cell;
-    while size < extent * 1.0001 && level < MAX_LEVELS - 1u {
+    while !(size >= extent * 1.0001) && level < TOP_LEVEL {
         size *= 2.0;
         level++;
     }
     return level;
 }
 
+// The cell holding `point` on `level`; the top level is one cell.
 fn cell_at(point: vec2<f32>, level: u32) -> vec2<i32> {
+    if level == TOP_LEVEL {
+        return vec2<i32>(0);
+    }
     let size = ldexp(params.base_cell, i32(level));
     // Clamp first: a float beyond i32's range does not convert.
     return vec2<i32>(clamp(floor(point / size), vec2<f32>(-1e9), vec2<f32>(1e9)));
@@ -72,21 +92,45 @@ fn cell_bucket(cell: vec2<i32>, level: u32) -> u32 {
     return h & (params.bucket_count - 1u);
 }
 
+// The cells of `level` that can hold the centre of a body overlapping `box`: a body on
+// that level reaches at most half a cell from its centre. As (first y, first x, last y, last x).
+fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
+    let half = 0.5 * ldexp(params.base_cell, i32(level));
+    let first = cell_at(box.min - vec2<f32>(half), level);
+    let last = cell_at(box.max + vec2<f32>(half), level);
+    return vec4<i32>(first.y, first.x, last.y, last.x);
+}
+
+// Whether bodies on level `own` look for bodies on level `other`. On its own level a
+// body always looks (and the lower index reports). Between two levels exactly one side
+// looks, as choose_probe_down decided.
+fn probes(own: u32, other: u32) -> bool {
+    if own == other {
+        return true;
+    }
+    let coarse = max(own, other);
+    let fine = min(own, other);
+    let down = (grid_info.probe_down[coarse] >> fine) & 1u;
+    return (own == coarse) == (down == 1u);
+}
+
 // ---- counting sort into the hash table ----
 
 var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
+var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     if local < MAX_LEVELS {
         atomicStore(&group_level_layers[local], 0u);
+        atomicStore(&group_level_bodies[local], 0u);
     }
     workgroupBarrier();
     let i = global_index(workgroup, local);
     if i < params.body_count {
         let info = infos[i];
         let box = aabbs[i];
-        var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u);
+        var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, 0u);
         // A body that accepts or offers nothing, or an empty bitmask, meets no one.
         if info.layer != 0u && info.mask != 0u && all(box.min <= box.max) {
             let extent = max(box.max.x - box.min.x, box.max.y - box.min.y);
@@ -95,7 +139,8 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             let bucket = cell_bucket(cell, level);
             let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
             atomicOr(&group_level_layers[level], info.layer);
-            placed = BodyCell(cell, level, bucket, rank, info.mask);
+            atomicAdd(&group_level_bodies[level], 1u);
+            placed = BodyCell(cell, level, bucket, rank, info.layer, info.mask, 0u);
         }
         body_cells[i] = placed;
     }
@@ -107,16 +152,46 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             atomicOr(&grid_info_counters.level_layers[local], layers);
             atomicOr(&grid_info_counters.occupied_levels, 1u << local);
         }
+        let bodies = atomicLoad(&group_level_bodies[local]);
+        if bodies != 0u {
+            atomicAdd(&grid_info_counters.level_bodies[local], bodies);
+        }
     }
+}
+
+// Entry `coarse` of probe_down: whether the bodies of level `coarse` sweep each finer
+// level (at most DOWN_LEVELS below, never from the top) or its bodies look up, whichever
+// reads fewer cells for this frame's counts. Twin of `probe_down_of` in src/grid.rs.
+fn choose_probe_down(coarse: u32) -> u32 {
+    var bits = 0u;
+    if coarse >= TOP_LEVEL {
+        return bits;
+    }
+    let coarse_bodies = f32(atomicLoad(&grid_info_counters.level_bodies[coarse]));
+    for (var fine = max(coarse, DOWN_LEVELS) - DOWN_LEVELS; fine < coarse; fine++) {
+        // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
+        let side = f32((1u << (coarse - fine)) + 2u);
+        let down = coarse_bodies * side * side;
+        let up = f32(atomicLoad(&grid_info_counters.level_bodies[fine])) * 4.0;
+        if down < up {
+            bits |= 1u << fine;
+        }
+    }
+    return bits;
 }
 
 // Gives every bucket its range of entries: a thread sums the counts of BUCKETS_PER_THREAD
 // consecutive buckets, takes that many entries from a global counter with one atomic,
 // and hands them out in order. The buckets' ranges end up in no particular order, which
 // nothing needs; in exchange there is no multi-pass prefix sum and no barrier.
+// The first MAX_LEVELS threads also choose which side looks between levels.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let first = global_index(workgroup, local) * BUCKETS_PER_THREAD;
+    let thread = global_index(workgroup, local);
+    if thread < MAX_LEVELS {
+        atomicStore(&grid_info_counters.probe_down[thread], choose_probe_down(thread));
+    }
+    let first = thread * BUCKETS_PER_THREAD;
     if first >= params.bucket_count {
         return;
     }
@@ -145,46 +220,58 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
         return;
     }
     grid_entries[buckets[placed.bucket].start + placed.rank] =
-        GridEntry(placed.cell, placed.level, i, infos[i].layer, placed.mask);
+        GridEntry(placed.cell, placed.level, i, placed.layer, placed.mask);
 }
 
 // ---- the query ----
 
-// Whether bodies on level `own` look for bodies on level `other`. On its own level a
-// body always looks (and the lower index reports). Between two levels exactly one side
-// looks: the coarse bodies sweep the finer level's cells under them when the host found
-// that cheaper (params.probe_down), else each fine body looks at the coarse cells around it.
-fn probes(own: u32, other: u32) -> bool {
-    if own == other {
-        return true;
-    }
-    let coarse = max(own, other);
-    let fine = min(own, other);
-    let down = (params.probe_down[coarse / 4u][coarse % 4u] >> fine) & 1u;
-    return (own == coarse) == (down == 1u);
-}
-
-// The cells of `level` that can hold the centre of a body overlapping `box`: a body on
-// that level reaches at most half a cell from its centre. As (first y, first x, last y, last x).
-fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
-    let half = 0.5 * ldexp(params.base_cell, i32(level));
-    let first = cell_at(box.min - vec2<f32>(half), level);
-    let last = cell_at(box.max + vec2<f32>(half), level);
-    return vec4<i32>(first.y, first.x, last.y, last.x);
-}
-
 // Appends `pair`, counting it even when it does not fit: the host grows and reruns.
-fn emit_candidate(pair: vec2<u32>) {
+// False once the count has passed the limit: the frame will be refused, so the
+// invocation stops (and the counter cannot wrap around).
+fn emit_candidate(pair: vec2<u32>) -> bool {
     let slot = atomicAdd(&counters.candidates, 1u);
     if slot < params.candidate_capacity {
         candidates[slot] = pair;
     }
+    return slot < params.candidate_limit;
+}
+
+// Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`.
+fn defer_scan(piece: DeferredScan) {
+    let slot = atomicAdd(&counters.deferred, 1u);
+    if slot < params.deferred_capacity {
+        deferred[slot] = piece;
+    }
+}
+
+// Body i reads entries first .. end of `cell` on `level`, emitting its candidates there.
+// False once the candidate limit is passed.
+fn scan_entries(i: u32, me: BodyCell, layer: u32, box: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32) -> bool {
+    for (var k = first; k < end; k++) {
+        let other = grid_entries[k];
+        // Other cells share the bucket when their hashes collide.
+        if other.level != level || any(other.cell != cell) {
+            continue;
+        }
+        if level == me.level && other.body <= i {
+            continue; // the pair is the lower index's to report
+        }
+        if (layer & other.mask) == 0u || (other.layer & me.mask) == 0u {
+            continue;
+        }
+        if aabbs_overlap(box, aabbs[other.body]) {
+            if !emit_candidate(vec2<u32>(min(i, other.body), max(i, other.body))) {
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let i = global_index(workgroup, local);
-    if i >= params.body_count {
+    let i = global_index(workgroup, local) + params.first_looker;
+    if i >= params.end_looker {
         return;
     }
     let me = body_cells[i];
@@ -206,36 +293,55 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     if levels == 0u {
         return;
     }
-    let layer = infos[i].layer;
+    let layer = me.layer;
     let box = aabbs[i];
+    // Loop iterations so far; entries past SCAN_BUDGET are handed over, not read.
+    var steps = 0u;
     while levels != 0u {
         let level = countTrailingZeros(levels);
         levels &= levels - 1u;
         let range = probe_range(box, level);
         for (var y = range.x; y <= range.z; y++) {
             for (var x = range.y; x <= range.w; x++) {
+                steps++;
                 let cell = vec2<i32>(x, y);
-                let b = cell_bucket(cell, level);
-                let bucket = buckets[b];
-                let start = bucket.start;
-                let count = bucket.count;
-                for (var k = start; k < start + count; k++) {
-                    let other = grid_entries[k];
-                    // Other cells share the bucket when their hashes collide.
-                    if other.level != level || any(other.cell != cell) {
-                        continue;
+                let bucket = buckets[cell_bucket(cell, level)];
+                let end = bucket.start + bucket.count;
+                if steps + bucket.count <= SCAN_BUDGET {
+                    steps += bucket.count;
+                    if !scan_entries(i, me, layer, box, level, cell, bucket.start, end) {
+                        return;
                     }
-                    if level == me.level && other.body <= i {
-                        continue; // the pair is the lower index's to report
+                } else {
+                    for (var first = bucket.start; first < end; first += SCAN_CHUNK) {
+                        steps++;
+                        defer_scan(DeferredScan(cell, level, i, first, min(first + SCAN_CHUNK, end)));
                     }
-                    if (layer & other.mask) == 0u || (other.layer & me.mask) == 0u {
-                        continue;
-                    }
-                    if aabbs_overlap(box, aabbs[other.body]) {
-                        emit_candidate(vec2<u32>(min(i, other.body), max(i, other.body)));
-                    }
+                }
+                if steps > LOOP_GUARD {
+                    atomicAdd(&counters.unfinished, 1u);
+                    return;
                 }
             }
         }
     }
+}
+
+// Sizes the dispatch of broad_deferred from the pieces handed over.
+@compute @workgroup_size(1)
+fn deferred_args() {
+    dispatch_args[ARGS_DEFERRED] = dispatch_for(min(atomicLoad(&counters.deferred), params.deferred_capacity));
+}
+
+// One piece of a crowded cell, read for the body that handed it over.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = global_index(workgroup, local);
+    if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) {
+        return;
+    }
+    let piece = deferred[t];
+    let i = piece.body;
+    let me = body_cells[i];
+    scan_entries(i, me, me.layer, aabbs[i], piece.level, piece.cell, piece.first, piece.end);
 }

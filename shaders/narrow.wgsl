@@ -4,17 +4,37 @@
 // Each pair is tested in a frame whose origin is one of the two bodies, so that the
 // coordinates stay small (a few thousand units at most) and f32 rounding stays far
 // below the format's 0.01 tolerance even where world coordinates reach ±16384.
+//
+// Every test is planned as `units` units of bounded work (an edge of a polygon pair, a
+// pixel row of a bitmask pair), grouped into chunks of at most CHUNK_BUDGET loop
+// iterations. A chunk either finds a witness or not: for polygon and circle pairs a
+// separating edge (so they do not collide), for pairs with a bitmask or two circles a
+// point in common (so they do). A pair of one chunk is decided by its own invocation;
+// a longer one is handed to narrow_task, one invocation per chunk, and decided by
+// narrow_finish from whether any chunk found a witness.
+//
+// Why: Mesa's llvmpipe (lavapipe and GL) silently ends every loop of an invocation once
+// it has run 65535 iterations in all. Measured before the split: two 128-gons 15 units
+// deep were reported apart (256 axes of 256 projections each), and two 2048x2048 masks
+// sharing their last pixel (2048 rows of 64 words) were reported apart, on both
+// adapters, with no error. Real GPUs have no such cap, but a wave waits for its longest
+// invocation, so chunks that run side by side pay there too.
+//
+// Convex polygons A and B are disjoint exactly when some edge of one has the whole other
+// polygon strictly beyond its line: A - B is a convex polygon whose edges are edges of A
+// and of B, and a point (the origin) outside a convex polygon is beyond one of its edges.
+// So an edge costs one pass over the other polygon's vertices, not both polygons'.
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> shapes: array<PackedShape>;
-@group(0) @binding(2) var<storage, read> polygon_vertices: array<PolygonVertex>;
-@group(0) @binding(3) var<storage, read> bitmask_words: array<u32>;
-@group(0) @binding(4) var<storage, read> transforms: array<BodyTransform>;
-@group(0) @binding(5) var<storage, read> infos: array<BodyInfo>;
-@group(0) @binding(6) var<storage, read> candidates: array<vec2<u32>>;
-@group(0) @binding(7) var<storage, read_write> counters: Counters;
-@group(0) @binding(8) var<storage, read_write> pairs: array<vec2<u32>>;
-@group(0) @binding(9) var<storage, read_write> narrow_dispatch: DispatchArgs;
+@group(0) @binding(1) var<storage, read> library: array<u32>;
+@group(0) @binding(2) var<storage, read> transforms: array<BodyTransform>;
+@group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
+@group(0) @binding(4) var<storage, read> candidates: array<vec2<u32>>;
+@group(0) @binding(5) var<storage, read_write> counters: Counters;
+@group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read_write> dispatch_args: array<DispatchArgs>;
+@group(0) @binding(8) var<storage, read_write> long_pairs: array<LongPair>;
+@group(0) @binding(9) var<storage, read_write> tasks: array<u32>;
 
 const FAR: f32 = 3.4e38;
 
@@ -27,11 +47,11 @@ struct Placement {
 // ---- polygons and circles ----
 
 fn polygon_point(p: PackedShape, place: Placement, k: u32) -> vec2<f32> {
-    return place.offset + rotate(polygon_vertices[p.first + k].position, place.rotation);
+    return place.offset + rotate(library_vertex(p.first + k).position, place.rotation);
 }
 
 fn polygon_normal(p: PackedShape, place: Placement, k: u32) -> vec2<f32> {
-    return rotate(polygon_vertices[p.first + k].normal, place.rotation);
+    return rotate(library_vertex(p.first + k).normal, place.rotation);
 }
 
 // The polygon's projection on `axis`, as (min, max).
@@ -49,34 +69,29 @@ fn intervals_apart(a: vec2<f32>, b: vec2<f32>) -> bool {
     return a.y < b.x || b.y < a.x;
 }
 
-// Whether some edge normal of `a` separates `a` from `b`; stops at the first one.
-fn has_separating_normal(a: PackedShape, pa: Placement, b: PackedShape, pb: Placement) -> bool {
-    for (var k = 0u; k < a.count; k++) {
-        let axis = polygon_normal(a, pa, k);
-        if intervals_apart(polygon_interval(a, pa, axis), polygon_interval(b, pb, axis)) {
-            return true;
+// Whether polygon `q` lies strictly beyond the line of edge `k` of polygon `p`.
+fn beyond_edge(p: PackedShape, pp: Placement, k: u32, q: PackedShape, pq: Placement) -> bool {
+    let axis = polygon_normal(p, pp, k);
+    let edge = dot(polygon_point(p, pp, k), axis);
+    for (var v = 0u; v < q.count; v++) {
+        if dot(polygon_point(q, pq, v), axis) <= edge {
+            return false;
         }
     }
-    return false;
+    return true;
 }
 
-// Separating axis test: convex polygons are disjoint exactly when an edge normal of one separates them.
-fn polygon_polygon(a: PackedShape, pa: Placement, b: PackedShape, pb: Placement) -> bool {
-    return !has_separating_normal(a, pa, b, pb) && !has_separating_normal(b, pb, a, pa);
-}
-
-// Separating axis test of a circle against a polygon: the polygon's edge normals plus the axis
-// from the circle's centre to the nearest vertex, without which a circle diagonally off a
-// corner would be reported as a hit.
-fn circle_polygon(centre: vec2<f32>, radius: f32, p: PackedShape, pp: Placement) -> bool {
+// Separating axis test of a circle against a polygon: the polygon's edges, then the axis
+// from the circle's centre to the nearest vertex, without which a circle diagonally off
+// a corner would be reported as a hit. True when they are apart.
+fn circle_polygon_apart(centre: vec2<f32>, radius: f32, p: PackedShape, pp: Placement) -> bool {
     var nearest = polygon_point(p, pp, 0u);
     for (var k = 0u; k < p.count; k++) {
         let axis = polygon_normal(p, pp, k);
-        let c = dot(centre, axis);
-        if intervals_apart(polygon_interval(p, pp, axis), vec2<f32>(c - radius, c + radius)) {
-            return false;
-        }
         let v = polygon_point(p, pp, k);
+        if dot(centre, axis) - radius > dot(v, axis) {
+            return true;
+        }
         if dot(v - centre, v - centre) < dot(nearest - centre, nearest - centre) {
             nearest = v;
         }
@@ -84,11 +99,11 @@ fn circle_polygon(centre: vec2<f32>, radius: f32, p: PackedShape, pp: Placement)
     let towards = centre - nearest;
     let distance = length(towards);
     if distance == 0.0 {
-        return true; // the centre is on a vertex
+        return false; // the centre is on a vertex
     }
     let axis = towards / distance;
     let c = dot(centre, axis);
-    return !intervals_apart(polygon_interval(p, pp, axis), vec2<f32>(c - radius, c + radius));
+    return intervals_apart(polygon_interval(p, pp, axis), vec2<f32>(c - radius, c + radius));
 }
 
 fn circle_circle(offset: vec2<f32>, radius_a: f32, radius_b: f32) -> bool {
@@ -103,7 +118,7 @@ fn mask_word(m: PackedShape, row: i32, w: i32) -> u32 {
     if row < 0 || row >= i32(m.rows) || w < 0 || w >= i32(m.words_per_row) {
         return 0u;
     }
-    return bitmask_words[m.first + u32(row) * m.words_per_row + u32(w)];
+    return library_word(m.first + u32(row) * m.words_per_row + u32(w));
 }
 
 // Pixels `start .. start + 32` of row `row` as one word (bit k is column start + k);
@@ -174,53 +189,170 @@ fn polygon_span(p: PackedShape, pp: Placement, y0: f32, y1: f32) -> vec2<f32> {
     return span;
 }
 
-// A polygon (placed in the mask's frame) against the set pixels of mask `m`.
-fn polygon_bitmask(p: PackedShape, pp: Placement, m: PackedShape) -> bool {
+// The y extent of the polygon, as (min, max).
+fn polygon_y_range(p: PackedShape, pp: Placement) -> vec2<f32> {
     var y_range = vec2<f32>(FAR, -FAR);
     for (var k = 0u; k < p.count; k++) {
         let y = polygon_point(p, pp, k).y;
         y_range = vec2<f32>(min(y_range.x, y), max(y_range.y, y));
     }
-    let rows = rows_between(m, y_range.x, y_range.y);
-    for (var row = rows.x; row <= rows.y; row++) {
-        let span = polygon_span(p, pp, f32(row), f32(row + 1));
-        if span.x <= span.y && span_hits_row(m, row, span.x, span.y) {
-            return true;
-        }
-    }
-    return false;
+    return y_range;
 }
 
-// A circle (centre in the mask's frame) against the set pixels of mask `m`, row by row.
-fn circle_bitmask(centre: vec2<f32>, radius: f32, m: PackedShape) -> bool {
-    let rows = rows_between(m, centre.y - radius, centre.y + radius);
-    for (var row = rows.x; row <= rows.y; row++) {
-        // Distance from the centre to the row's band, then the half chord there.
-        let dy = max(max(f32(row) - centre.y, centre.y - f32(row + 1)), 0.0);
-        if dy > radius {
-            continue;
-        }
-        let half = sqrt((radius - dy) * (radius + dy));
-        if span_hits_row(m, row, centre.x - half, centre.x + half) {
-            return true;
-        }
-    }
-    return false;
+// Row `row` of mask `m` against a polygon placed in the mask's frame.
+fn polygon_row_hits(p: PackedShape, pp: Placement, m: PackedShape, row: i32) -> bool {
+    let span = polygon_span(p, pp, f32(row), f32(row + 1));
+    return span.x <= span.y && span_hits_row(m, row, span.x, span.y);
 }
 
-// Two masks at whole-number origins: a word of `a` against the 32 pixels of `b` under it.
-fn bitmask_bitmask(a: PackedShape, origin_a: vec2<i32>, b: PackedShape, origin_b: vec2<i32>) -> bool {
-    let d = origin_b - origin_a; // b's origin in a's pixels
-    let row_end = min(i32(a.rows), d.y + i32(b.rows));
-    let column_first = max(0, d.x);
-    let column_end = min(i32(a.count), d.x + i32(b.count));
-    if column_first >= column_end {
+// Row `row` of mask `m` against a circle (centre in the mask's frame).
+fn circle_row_hits(centre: vec2<f32>, radius: f32, m: PackedShape, row: i32) -> bool {
+    // Distance from the centre to the row's band, then the half chord there.
+    let dy = max(max(f32(row) - centre.y, centre.y - f32(row + 1)), 0.0);
+    if dy > radius {
         return false;
     }
-    for (var row = max(0, d.y); row < row_end; row++) {
-        for (var w = column_first >> 5u; w <= (column_end - 1) >> 5u; w++) {
-            let bits_a = mask_word(a, row, w);
-            if bits_a != 0u && (bits_a & mask_bits(b, row - d.y, w * 32 - d.x)) != 0u {
+    let half = sqrt((radius - dy) * (radius + dy));
+    return span_hits_row(m, row, centre.x - half, centre.x + half);
+}
+
+// Row `row` of mask `a` against mask `b`, whose origin is `d` in a's pixels: a word of
+// `a` against the 32 pixels of `b` under it, for the columns both cover.
+fn bitmask_row_hits(a: PackedShape, b: PackedShape, d: vec2<i32>, row: i32) -> bool {
+    let column_first = max(0, d.x);
+    let column_end = min(i32(a.count), d.x + i32(b.count));
+    for (var w = column_first >> 5u; w <= (column_end - 1) >> 5u; w++) {
+        let bits_a = mask_word(a, row, w);
+        if bits_a != 0u && (bits_a & mask_bits(b, row - d.y, w * 32 - d.x)) != 0u {
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---- planning a test in chunks ----
+
+const PAIR_POLYGON_POLYGON: u32 = 0u;
+const PAIR_POLYGON_CIRCLE: u32 = 1u;
+const PAIR_POLYGON_BITMASK: u32 = 2u;
+const PAIR_CIRCLE_CIRCLE: u32 = 3u;
+const PAIR_CIRCLE_BITMASK: u32 = 4u;
+const PAIR_BITMASK_BITMASK: u32 = 5u;
+
+// One candidate's test: bodies `a` and `b` ordered by shape kind (polygon < circle <
+// bitmask) so each kind pair has one case; `units` units of work starting at
+// `first_unit` (the first pixel row, for pairs with a bitmask), `per_chunk` to a chunk.
+struct Plan {
+    a: u32,
+    b: u32,
+    pair_kind: u32,
+    first_unit: i32,
+    units: u32,
+    per_chunk: u32,
+    chunks: u32,
+}
+
+fn placement_in_frame_of(body: u32, origin: u32) -> Placement {
+    return Placement(transforms[body].position - transforms[origin].position, transforms[body].rotation);
+}
+
+// Plans the test of bodies i and j (costs at most one pass over a polygon's vertices).
+fn plan_of(i: u32, j: u32) -> Plan {
+    var a = i;
+    var b = j;
+    if library_shape(infos[j].shape).kind < library_shape(infos[i].shape).kind {
+        a = j;
+        b = i;
+    }
+    let sa = library_shape(infos[a].shape);
+    let sb = library_shape(infos[b].shape);
+    var plan = Plan(a, b, 0u, 0, 1u, 1u, 1u);
+    // Loop iterations per unit, and before the first.
+    var unit_cost = 1u;
+    var fixed_cost = 0u;
+    if sa.kind == SHAPE_POLYGON && sb.kind == SHAPE_POLYGON {
+        plan.pair_kind = PAIR_POLYGON_POLYGON;
+        plan.units = sa.count + sb.count;
+        unit_cost = max(sa.count, sb.count) + 1u;
+    } else if sa.kind == SHAPE_POLYGON && sb.kind == SHAPE_CIRCLE {
+        plan.pair_kind = PAIR_POLYGON_CIRCLE;
+    } else if sa.kind == SHAPE_POLYGON {
+        plan.pair_kind = PAIR_POLYGON_BITMASK;
+        let y_range = polygon_y_range(sa, placement_in_frame_of(a, b));
+        let rows = rows_between(sb, y_range.x, y_range.y);
+        plan.first_unit = rows.x;
+        plan.units = u32(max(rows.y - rows.x + 1, 0));
+        // polygon_span runs 3 iterations a vertex (its loop over the two strip sides).
+        unit_cost = 3u * sa.count + sb.words_per_row + 2u;
+        fixed_cost = sa.count;
+    } else if sa.kind == SHAPE_CIRCLE && sb.kind == SHAPE_CIRCLE {
+        plan.pair_kind = PAIR_CIRCLE_CIRCLE;
+    } else if sa.kind == SHAPE_CIRCLE {
+        plan.pair_kind = PAIR_CIRCLE_BITMASK;
+        let centre = transforms[a].position - transforms[b].position;
+        let rows = rows_between(sb, centre.y - sa.radius, centre.y + sa.radius);
+        plan.first_unit = rows.x;
+        plan.units = u32(max(rows.y - rows.x + 1, 0));
+        unit_cost = sb.words_per_row + 2u;
+    } else {
+        plan.pair_kind = PAIR_BITMASK_BITMASK;
+        let d = vec2<i32>(transforms[b].position) - vec2<i32>(transforms[a].position);
+        let row_end = min(i32(sa.rows), d.y + i32(sb.rows));
+        let columns = min(i32(sa.count), d.x + i32(sb.count)) - max(0, d.x);
+        plan.first_unit = max(0, d.y);
+        plan.units = select(0u, u32(max(row_end - plan.first_unit, 0)), columns > 0);
+        unit_cost = sa.words_per_row + 2u;
+    }
+    plan.per_chunk = max((CHUNK_BUDGET - fixed_cost) / unit_cost, 1u);
+    plan.chunks = (plan.units + plan.per_chunk - 1u) / plan.per_chunk;
+    return plan;
+}
+
+// Whether a witness means the pair collides (a shared point) rather than not (a separating edge).
+fn witness_collides(plan: Plan) -> bool {
+    return plan.pair_kind != PAIR_POLYGON_POLYGON && plan.pair_kind != PAIR_POLYGON_CIRCLE;
+}
+
+// Whether chunk `chunk` of the plan finds a witness.
+fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
+    let sa = library_shape(infos[plan.a].shape);
+    let sb = library_shape(infos[plan.b].shape);
+    let first = chunk * plan.per_chunk;
+    let end = min(first + plan.per_chunk, plan.units);
+    if plan.pair_kind == PAIR_POLYGON_POLYGON {
+        let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        for (var unit = first; unit < end; unit++) {
+            if unit < sa.count && beyond_edge(sa, pa, unit, sb, pb) {
+                return true;
+            }
+            if unit >= sa.count && beyond_edge(sb, pb, unit - sa.count, sa, pa) {
+                return true;
+            }
+        }
+        return false;
+    }
+    if plan.pair_kind == PAIR_POLYGON_CIRCLE {
+        let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
+        return circle_polygon_apart(placement_in_frame_of(plan.b, plan.a).offset, sb.radius, sa, pa);
+    }
+    if plan.pair_kind == PAIR_CIRCLE_CIRCLE {
+        return circle_circle(placement_in_frame_of(plan.b, plan.a).offset, sa.radius, sb.radius);
+    }
+    // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
+    for (var unit = first; unit < end; unit++) {
+        let row = plan.first_unit + i32(unit);
+        if plan.pair_kind == PAIR_POLYGON_BITMASK {
+            if polygon_row_hits(sa, placement_in_frame_of(plan.a, plan.b), sb, row) {
+                return true;
+            }
+        } else if plan.pair_kind == PAIR_CIRCLE_BITMASK {
+            if circle_row_hits(placement_in_frame_of(plan.a, plan.b).offset, sa.radius, sb, row) {
+                return true;
+            }
+        } else {
+            let d = vec2<i32>(transforms[plan.b].position) - vec2<i32>(transforms[plan.a].position);
+            if bitmask_row_hits(sa, sb, d, row) {
                 return true;
             }
         }
@@ -228,52 +360,13 @@ fn bitmask_bitmask(a: PackedShape, origin_a: vec2<i32>, b: PackedShape, origin_b
     return false;
 }
 
-// ---- one candidate pair ----
+// ---- the kernels ----
 
-fn bodies_collide(i: u32, j: u32) -> bool {
-    // Order by shape kind (polygon < circle < bitmask) so each kind pair has one case.
-    var a = i;
-    var b = j;
-    if shapes[infos[j].shape].kind < shapes[infos[i].shape].kind {
-        a = j;
-        b = i;
-    }
-    let sa = shapes[infos[a].shape];
-    let sb = shapes[infos[b].shape];
-    let ta = transforms[a];
-    let tb = transforms[b];
-    if sa.kind == SHAPE_POLYGON {
-        let pa = Placement(vec2<f32>(0.0), ta.rotation);
-        if sb.kind == SHAPE_POLYGON {
-            return polygon_polygon(sa, pa, sb, Placement(tb.position - ta.position, tb.rotation));
-        }
-        if sb.kind == SHAPE_CIRCLE {
-            return circle_polygon(tb.position - ta.position, sb.radius, sa, pa);
-        }
-        return polygon_bitmask(sa, Placement(ta.position - tb.position, ta.rotation), sb);
-    }
-    if sa.kind == SHAPE_CIRCLE {
-        if sb.kind == SHAPE_CIRCLE {
-            return circle_circle(tb.position - ta.position, sa.radius, sb.radius);
-        }
-        return circle_bitmask(ta.position - tb.position, sa.radius, sb);
-    }
-    return bitmask_bitmask(sa, vec2<i32>(ta.position), sb, vec2<i32>(tb.position));
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let index = global_index(workgroup, local);
-    if index >= min(atomicLoad(&counters.candidates), params.candidate_capacity) {
-        return;
-    }
-    let candidate = candidates[index];
-    if bodies_collide(candidate.x, candidate.y) {
-        // Count every pair, store those that fit: the host grows and reruns.
-        let slot = atomicAdd(&counters.pairs, 1u);
-        if slot < params.pair_capacity {
-            pairs[slot] = candidate;
-        }
+// Appends a colliding pair, counting it even when it does not fit: the host grows and reruns.
+fn emit_pair(pair: vec2<u32>) {
+    let slot = atomicAdd(&counters.pairs, 1u);
+    if slot < params.pair_capacity {
+        pairs[slot] = pair;
     }
 }
 
@@ -281,7 +374,76 @@ fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
 // and the count never travels to the host and back.
 @compute @workgroup_size(1)
 fn narrow_args() {
-    let count = min(atomicLoad(&counters.candidates), params.candidate_capacity);
-    let groups = (count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
-    narrow_dispatch = DispatchArgs(min(groups, DISPATCH_WIDTH), (groups + DISPATCH_WIDTH - 1u) / DISPATCH_WIDTH, 1u);
+    dispatch_args[ARGS_NARROW] = dispatch_for(min(atomicLoad(&counters.candidates), params.candidate_capacity));
+}
+
+// One candidate: decided here when its test is one chunk, else handed to narrow_task.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let index = global_index(workgroup, local);
+    if index >= min(atomicLoad(&counters.candidates), params.candidate_capacity) {
+        return;
+    }
+    let candidate = candidates[index];
+    let plan = plan_of(candidate.x, candidate.y);
+    if plan.chunks <= 1u {
+        let witness = plan.chunks == 1u && chunk_has_witness(plan, 0u);
+        if witness == witness_collides(plan) {
+            emit_pair(candidate);
+        }
+        return;
+    }
+    // Count past the ends, as every append does: the host grows and reruns.
+    let long_index = atomicAdd(&counters.long_pairs, 1u);
+    let first_task = atomicAdd(&counters.tasks, plan.chunks);
+    if long_index >= params.long_pair_capacity {
+        return;
+    }
+    long_pairs[long_index].pair = candidate;
+    long_pairs[long_index].first_task = first_task;
+    atomicStore(&long_pairs[long_index].witness, 0u);
+    let end = min(first_task + plan.chunks, params.task_capacity);
+    for (var t = first_task; t < end; t++) {
+        tasks[t] = long_index;
+    }
+}
+
+// Sizes the dispatches of narrow_task and narrow_finish.
+@compute @workgroup_size(1)
+fn long_args() {
+    dispatch_args[ARGS_TASKS] = dispatch_for(min(atomicLoad(&counters.tasks), params.task_capacity));
+    dispatch_args[ARGS_LONG] = dispatch_for(min(atomicLoad(&counters.long_pairs), params.long_pair_capacity));
+}
+
+// One chunk of a long test; the first to find a witness records it, and the chunks
+// that start afterwards skip their work.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_task(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = global_index(workgroup, local);
+    if t >= min(atomicLoad(&counters.tasks), params.task_capacity) {
+        return;
+    }
+    let long_index = tasks[t];
+    if atomicLoad(&long_pairs[long_index].witness) != 0u {
+        return;
+    }
+    let pair = long_pairs[long_index].pair;
+    let plan = plan_of(pair.x, pair.y);
+    if chunk_has_witness(plan, t - long_pairs[long_index].first_task) {
+        atomicStore(&long_pairs[long_index].witness, 1u);
+    }
+}
+
+// Decides each long test from its chunks.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_finish(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let long_index = global_index(workgroup, local);
+    if long_index >= min(atomicLoad(&counters.long_pairs), params.long_pair_capacity) {
+        return;
+    }
+    let pair = long_pairs[long_index].pair;
+    let witness = atomicLoad(&long_pairs[long_index].witness) != 0u;
+    if witness == witness_collides(plan_of(pair.x, pair.y)) {
+        emit_pair(pair);
+    }
 }

@@ -41,11 +41,20 @@ struct Params {
     pair_capacity: u32,
     bucket_count: u32,
     base_cell: f32,
+    // Candidates beyond this stop the broad phase: the host refuses the frame.
+    candidate_limit: u32,
+    deferred_capacity: u32,
+    long_pair_capacity: u32,
+    task_capacity: u32,
+    // Only bodies first_looker <= i < end_looker look for partners (a slice of the frame).
+    first_looker: u32,
+    end_looker: u32,
+    // Where the polygon vertices and the bitmask words start in the library buffer (words).
+    vertex_base: u32,
+    word_base: u32,
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
-    // Bit f of entry c: bodies on level c look for those on the finer level f (else the reverse).
-    probe_down: array<vec4<u32>, 8>,
 }
 
 struct BodyCell {
@@ -53,7 +62,9 @@ struct BodyCell {
     level: u32,
     bucket: u32,
     rank: u32,
+    layer: u32,
     mask: u32,
+    _pad: u32,
 }
 
 struct Bucket {
@@ -77,6 +88,9 @@ struct GridEntry {
 
 struct GridInfo {
     level_layers: array<u32, MAX_LEVELS>,
+    level_bodies: array<u32, MAX_LEVELS>,
+    // Bit f of entry c: bodies on level c look for those on the finer level f (else the reverse).
+    probe_down: array<u32, MAX_LEVELS>,
     occupied_levels: u32,
     allocated: u32,
 }
@@ -84,13 +98,41 @@ struct GridInfo {
 // `GridInfo` while it is being built: the same layout with atomic fields.
 struct AtomicGridInfo {
     level_layers: array<atomic<u32>, MAX_LEVELS>,
+    level_bodies: array<atomic<u32>, MAX_LEVELS>,
+    probe_down: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,
     allocated: atomic<u32>,
 }
 
+// The append counters; each counts every item, also those past its buffer's end.
 struct Counters {
     candidates: atomic<u32>,
     pairs: atomic<u32>,
+    deferred: atomic<u32>,
+    long_pairs: atomic<u32>,
+    tasks: atomic<u32>,
+    // Invocations that met the loop guard: a bug if ever non-zero, reported as an error.
+    unfinished: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+// Part of a crowded cell's entries that a body handed over instead of reading it:
+// `broad_deferred` reads entries first .. end of `cell` on `level` for `body`.
+struct DeferredScan {
+    cell: vec2<i32>,
+    level: u32,
+    body: u32,
+    first: u32,
+    end: u32,
+}
+
+// A candidate whose exact test is too long for one invocation: its chunks run as
+// tasks first_task .. first_task + chunks, and any chunk that finds a witness sets it.
+struct LongPair {
+    pair: vec2<u32>,
+    first_task: u32,
+    witness: atomic<u32>,
 }
 
 // The workgroup's linear index in a dispatch laid out by `workgroup_grid` on the host.
@@ -121,4 +163,10 @@ struct DispatchArgs {
     x: u32,
     y: u32,
     z: u32,
+}
+
+// The indirect dispatch that runs one thread per item of a list of `count` items.
+fn dispatch_for(count: u32) -> DispatchArgs {
+    let groups = (count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    return DispatchArgs(min(groups, DISPATCH_WIDTH), (groups + DISPATCH_WIDTH - 1u) / DISPATCH_WIDTH, 1u);
 }

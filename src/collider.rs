@@ -4,6 +4,11 @@
 use crate::body::Body;
 use crate::error::Error;
 
+/// The default of [`Collider::set_max_pairs`]: 2^26 box-overlapping pairs, 512 MiB of
+/// pairs at 8 bytes each, far more than any game frame meets, far less than the
+/// n²/2 pairs of a pile of a hundred thousand bodies on one point.
+pub const DEFAULT_MAX_PAIRS: u64 = 1 << 26;
+
 /// Two colliding bodies `[i, j]`, `i < j`, as indices into the body slice.
 pub type Pair = [u32; 2];
 
@@ -18,6 +23,13 @@ pub trait Collider {
 
     /// A short description of the backend (and adapter), for logs.
     fn describe(&self) -> String;
+
+    /// Refuse a frame with [`Error::TooManyPairs`] once more than `max` pairs of bodies
+    /// (whose filters agree) have overlapping boxes, instead of holding them all: memory
+    /// then stays bounded whatever the scene (a pile of n bodies on one point has
+    /// n²/2 such pairs). The default is [`DEFAULT_MAX_PAIRS`]; every backend counts the
+    /// same pairs, so they refuse the same scenes.
+    fn set_max_pairs(&mut self, max: u64);
 
     /// What the last call to [`Collider::find_pairs`] did, as far as the backend knows.
     fn last_frame(&self) -> FrameStats {

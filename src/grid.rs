@@ -1,9 +1,20 @@
-//! The hierarchical grid's parameters, chosen on the host from the scene and shared by
-//! the GPU broad phase (`shaders/broad.wgsl`) and its CPU twin ([`crate::cpu::broad`]).
+//! The hierarchical grid's layout and cell functions, shared by the GPU broad phase
+//! (`shaders/broad.wgsl`, which has a WGSL function of the same name for each) and its
+//! CPU twin ([`crate::cpu::broad`]).
+//!
+//! Level `l` has square cells of side `base_cell · 2^l`; a body sits in one cell, on the
+//! finest level whose cells are at least as large as its box. The last level,
+//! [`TOP_LEVEL`], is one cell covering the whole plane: it takes the bodies too large for
+//! any other level (a polygon 10^20 across among bullets), which would otherwise reach
+//! further than the grid's search assumes and make their search cover billions of cells.
 
-use crate::cpu::broad::level_of;
+use glam::{IVec2, Vec2};
+
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, MAX_LEVELS};
+use crate::packed::{BodyInfo, DOWN_LEVELS, MAX_LEVELS};
+
+/// The level whose one cell holds every body too large for the others.
+pub const TOP_LEVEL: u32 = MAX_LEVELS - 1;
 
 /// How the grid is laid out for a scene.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -13,11 +24,6 @@ pub struct GridParams {
     /// Buckets of the hash table: a power of two, at least as many as the bodies, so that
     /// few cells share a bucket while the table stays small enough to cache well.
     pub bucket_count: u32,
-    /// Which side looks between two levels: bit `f` of entry `c` set means the bodies on
-    /// level `c` sweep the cells of the finer level `f` under them; clear means each body
-    /// on `f` looks at the level-`c` cells around it. Either finds every pair once; the
-    /// host picks the one that touches fewer cells, from how many bodies each level holds.
-    pub probe_down: [u32; MAX_LEVELS as usize],
 }
 
 impl GridParams {
@@ -33,33 +39,10 @@ impl GridParams {
         // Cells twice the median body: most bodies then sit on level 0 (a body exactly
         // as large as a cell would be pushed up a level by the rounding margin), and a
         // coarse body sweeping level 0 covers a quarter of the cells it would otherwise.
-        let base_cell = 2.0 * median_extent(library, &uses);
-        let bucket_count = bucket_count(infos.len());
-        let mut params = GridParams {
-            base_cell,
-            bucket_count,
-            probe_down: [0; MAX_LEVELS as usize],
-        };
-        // Bodies per level, from sizes that hold whatever the rotation.
-        let mut per_level = [0f64; MAX_LEVELS as usize];
-        for (shape, n) in uses.iter().enumerate() {
-            let extent = library.extents[shape];
-            if *n > 0 && extent > 0.0 {
-                per_level[level_of(&params, extent) as usize] += *n as f64;
-            }
+        GridParams {
+            base_cell: 2.0 * median_extent(library, &uses),
+            bucket_count: bucket_count(infos.len()),
         }
-        for coarse in 1..MAX_LEVELS as usize {
-            for fine in 0..coarse {
-                // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
-                let ratio = 2f64.powi((coarse - fine) as i32) + 2.0;
-                let down = per_level[coarse] * ratio * ratio;
-                let up = per_level[fine] * 4.0;
-                if down < up {
-                    params.probe_down[coarse] |= 1 << fine;
-                }
-            }
-        }
-        params
     }
 }
 
@@ -87,4 +70,132 @@ fn median_extent(library: &ShapeLibrary, uses: &[usize]) -> f32 {
         }
     }
     1.0
+}
+
+/// The finest level whose cells are at least as large as `extent` (with a hair of
+/// margin, so rounding never puts two touching bodies two cells apart), or
+/// [`TOP_LEVEL`]. As WGSL `level_of`.
+pub fn level_of(params: &GridParams, extent: f32) -> u32 {
+    let mut level = 0;
+    let mut size = params.base_cell;
+    while size < extent * 1.0001 && level < TOP_LEVEL {
+        size *= 2.0;
+        level += 1;
+    }
+    level
+}
+
+/// The cell holding `point` on `level`; on [`TOP_LEVEL`] always `(0, 0)`. As WGSL `cell_at`.
+pub fn cell_at(params: &GridParams, point: Vec2, level: u32) -> IVec2 {
+    if level == TOP_LEVEL {
+        return IVec2::ZERO;
+    }
+    let size = params.base_cell * 2f32.powi(level as i32);
+    // Clamp first: a float beyond i32's range does not convert. Clamping keeps cells in
+    // order, so a search still finds every body whose cell was clamped.
+    (point / size)
+        .floor()
+        .clamp(Vec2::splat(-1e9), Vec2::splat(1e9))
+        .as_ivec2()
+}
+
+/// The hash-table bucket of a cell: neighbours in a row get neighbouring buckets.
+/// As WGSL `cell_bucket`.
+pub fn cell_bucket(params: &GridParams, cell: IVec2, level: u32) -> u32 {
+    let h = (cell.x as u32)
+        .wrapping_add((cell.y as u32).wrapping_mul(0x9e37_79b1))
+        .wrapping_add(level.wrapping_mul(0xc2b2_ae3d));
+    h & (params.bucket_count - 1)
+}
+
+/// The cells of `level` that can hold the centre of a body overlapping the box
+/// `min ..= max`: a body on that level reaches at most half a cell from its centre
+/// (on [`TOP_LEVEL`], the one cell). As (first, last) cells; as WGSL `probe_range`.
+pub fn probe_range(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> (IVec2, IVec2) {
+    let half = 0.5 * params.base_cell * 2f32.powi(level as i32);
+    let first = cell_at(params, min - half, level);
+    let last = cell_at(params, max + half, level);
+    (first, last)
+}
+
+/// Which side looks between two levels, from how many bodies each level holds this
+/// frame: bit `f` of entry `c` set means the bodies on level `c` sweep the cells of the
+/// finer level `f` under them; clear means each body on `f` looks at the level-`c` cells
+/// around it. Either finds every pair once; this picks the one that reads fewer cells.
+///
+/// Sweeping down is allowed only `DOWN_LEVELS` levels deep and never from
+/// [`TOP_LEVEL`], so one body never sweeps more than a bounded number of cells. The
+/// counts are measured by the frame itself (on the GPU by `assign_cells`), not predicted
+/// from the shapes: a prediction that put a body one level off once made a 3000-unit
+/// square sweep four million cells. As WGSL `choose_probe_down`.
+pub fn probe_down(level_bodies: &[u32; MAX_LEVELS as usize]) -> [u32; MAX_LEVELS as usize] {
+    let mut down = [0u32; MAX_LEVELS as usize];
+    for (coarse, bits) in down.iter_mut().enumerate().take(TOP_LEVEL as usize) {
+        *bits = probe_down_of(level_bodies, coarse as u32);
+    }
+    down
+}
+
+/// Entry `coarse` of [`probe_down`]: one thread of WGSL `choose_probe_down`.
+pub fn probe_down_of(level_bodies: &[u32; MAX_LEVELS as usize], coarse: u32) -> u32 {
+    let mut bits = 0;
+    if coarse >= TOP_LEVEL {
+        return bits;
+    }
+    for fine in coarse.saturating_sub(DOWN_LEVELS)..coarse {
+        // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
+        let side = (1u32 << (coarse - fine)) + 2;
+        let down = level_bodies[coarse as usize] as u64 * (side * side) as u64;
+        let up = level_bodies[fine as usize] as u64 * 4;
+        if down < up {
+            bits |= 1 << fine;
+        }
+    }
+    bits
+}
+
+/// Whether bodies on level `own` look for bodies on level `other`: on its own level a
+/// body always looks (and the lower index reports); between two levels exactly one side
+/// does, as `probe_down` says. As WGSL `probes`.
+pub fn probes(probe_down: &[u32; MAX_LEVELS as usize], own: u32, other: u32) -> bool {
+    if own == other {
+        return true;
+    }
+    let (coarse, fine) = (own.max(other), own.min(other));
+    let down = probe_down[coarse as usize] >> fine & 1 == 1;
+    (own == coarse) == down
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweeping_down_is_bounded_and_chosen_only_when_cheaper() {
+        let mut bodies = [0u32; MAX_LEVELS as usize];
+        bodies[0] = 1_000_000;
+        bodies[3] = 300;
+        bodies[12] = 1;
+        bodies[TOP_LEVEL as usize] = 1;
+        let down = probe_down(&bodies);
+        // 300 ships over a million bullets: the ships sweep (300 * 100 < 4e6).
+        assert_eq!(down[3] & 1, 1);
+        // Level 12 is too far above level 0 to sweep it, however few its bodies.
+        assert_eq!(down[12] & 1, 0);
+        // The top level never sweeps.
+        assert_eq!(down[TOP_LEVEL as usize], 0);
+        // An empty fine level is never swept.
+        assert_eq!(down[3] >> 1 & 1, 0);
+    }
+
+    #[test]
+    fn the_top_level_is_one_cell() {
+        let params = GridParams {
+            base_cell: 1.0,
+            bucket_count: 1024,
+        };
+        assert_eq!(level_of(&params, 1e20), TOP_LEVEL);
+        let (first, last) = probe_range(&params, Vec2::splat(-1e20), Vec2::splat(1e20), TOP_LEVEL);
+        assert_eq!((first, last), (IVec2::ZERO, IVec2::ZERO));
+    }
 }

@@ -50,7 +50,7 @@ pub mod shaders;
 pub mod shapes;
 
 pub use body::Body;
-pub use collider::{Collider, FrameStats, Pair, StageTimes};
+pub use collider::{Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 pub use cpu::CpuCollider;
 pub use error::{Error, Location, SceneError};
 pub use glam;

@@ -19,6 +19,51 @@ pub const BUCKETS_PER_THREAD: u32 = 32;
 /// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
 pub const MAX_LEVELS: u32 = 32;
 
+/// Loop iterations one invocation may spend on one candidate's exact test (or one chunk
+/// of it), counting every loop it runs. Mesa's llvmpipe, under both lavapipe and GL,
+/// silently ends every loop of an invocation once it has run 65535 iterations in all
+/// (`LP_MAX_TGSI_LOOP_ITERATIONS` in gallivm): a longer test would answer wrongly, not
+/// fail. Real GPUs have no such cap but stall a whole wave on one long invocation, so
+/// longer tests are split into chunks of this size and run in parallel.
+pub const CHUNK_BUDGET: u32 = 4096;
+
+/// Grid entries (plus cells) one body of the broad phase reads itself; past this, it
+/// hands the rest of a crowded cell over in [`SCAN_CHUNK`]-entry pieces to
+/// `broad_deferred`, for the same reason as [`CHUNK_BUDGET`].
+pub const SCAN_BUDGET: u32 = 4096;
+
+/// Grid entries of one piece of a crowded cell handed over by the broad phase.
+pub const SCAN_CHUNK: u32 = 1024;
+
+/// Iterations after which an invocation stops and counts itself in
+/// `Counters::unfinished`. The budgets above keep every invocation far below it by
+/// construction; the guard turns a mistake in that reasoning into an error the host
+/// reports instead of a silently shortened loop.
+pub const LOOP_GUARD: u32 = 32768;
+
+/// The most levels a body sweeps down: bodies on level `c` look for bodies on a finer
+/// level `f` only when `c - f <= DOWN_LEVELS`, which keeps the cells one body sweeps
+/// under (2^DOWN_LEVELS + 2)^2 = 1156. Further apart, the fine bodies look up.
+pub const DOWN_LEVELS: u32 = 5;
+
+/// Slots of the indirect-dispatch argument buffer: the narrow phase over the
+/// candidates, `broad_deferred` over the handed-over pieces, `narrow_task` over the
+/// chunks of long tests, `narrow_finish` over the long tests.
+pub const ARGS_NARROW: u32 = 0;
+/// See [`ARGS_NARROW`].
+pub const ARGS_DEFERRED: u32 = 1;
+/// See [`ARGS_NARROW`].
+pub const ARGS_TASKS: u32 = 2;
+/// See [`ARGS_NARROW`].
+pub const ARGS_LONG: u32 = 3;
+/// Entries of the indirect-dispatch argument buffer.
+pub const ARGS_COUNT: u32 = 4;
+
+/// 32-bit words of a [`PackedShape`] in the GPU's library buffer.
+pub const SHAPE_WORDS: u32 = (std::mem::size_of::<PackedShape>() / 4) as u32;
+/// 32-bit words of a [`PolygonVertex`] in the GPU's library buffer.
+pub const VERTEX_WORDS: u32 = (std::mem::size_of::<PolygonVertex>() / 4) as u32;
+
 /// `BodyCell::bucket` of a body left out of the grid (it can collide with nothing).
 pub const NO_BUCKET: u32 = u32::MAX;
 
@@ -37,6 +82,17 @@ pub fn wgsl_constants() -> String {
          const BUCKETS_PER_THREAD: u32 = {BUCKETS_PER_THREAD}u;\n\
          const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
+         const CHUNK_BUDGET: u32 = {CHUNK_BUDGET}u;\n\
+         const SCAN_BUDGET: u32 = {SCAN_BUDGET}u;\n\
+         const SCAN_CHUNK: u32 = {SCAN_CHUNK}u;\n\
+         const LOOP_GUARD: u32 = {LOOP_GUARD}u;\n\
+         const DOWN_LEVELS: u32 = {DOWN_LEVELS}u;\n\
+         const ARGS_NARROW: u32 = {ARGS_NARROW}u;\n\
+         const SHAPE_WORDS: u32 = {SHAPE_WORDS}u;\n\
+         const VERTEX_WORDS: u32 = {VERTEX_WORDS}u;\n\
+         const ARGS_DEFERRED: u32 = {ARGS_DEFERRED}u;\n\
+         const ARGS_TASKS: u32 = {ARGS_TASKS}u;\n\
+         const ARGS_LONG: u32 = {ARGS_LONG}u;\n\
          const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
          const SHAPE_CIRCLE: u32 = {SHAPE_CIRCLE}u;\n\
          const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n"
@@ -146,15 +202,31 @@ pub struct Params {
     pub bucket_count: u32,
     /// Side of the grid's finest cells (level 0).
     pub base_cell: f32,
-    /// Padding to 32 bytes (separate fields: a uniform array would need a 16-byte stride).
+    /// Candidates past which the broad phase stops: the host refuses the frame
+    /// ([`crate::Error::TooManyPairs`]). At most 2^31, so counters never wrap.
+    pub candidate_limit: u32,
+    /// Slots in the buffer of crowded-cell pieces handed over by the broad phase.
+    pub deferred_capacity: u32,
+    /// Slots in the buffer of candidates whose exact test is split into chunks.
+    pub long_pair_capacity: u32,
+    /// Slots in the buffer of chunks of those tests.
+    pub task_capacity: u32,
+    /// Only bodies `first_looker <= i < end_looker` look for partners: a frame too
+    /// large for one binding runs in slices of bodies, each pair found by one slice.
+    pub first_looker: u32,
+    /// See `first_looker`.
+    pub end_looker: u32,
+    /// Word at which the polygon vertices start in the GPU's one library buffer
+    /// (`shaders/library.wgsl`).
+    pub vertex_base: u32,
+    /// Word at which the bitmask words start in that buffer.
+    pub word_base: u32,
+    /// Padding to a multiple of 16 bytes.
     pub _pad0: u32,
     /// See `_pad0`.
     pub _pad1: u32,
     /// See `_pad0`.
     pub _pad2: u32,
-    /// Bit `f` of entry `c`: bodies on level `c` look for bodies on the finer level `f`
-    /// (else those on `f` look for those on `c`). See [`crate::grid::GridParams::probe_down`].
-    pub probe_down: [u32; MAX_LEVELS as usize],
 }
 
 /// Where a body sits in the hierarchical grid. Mirrors WGSL `BodyCell`.
@@ -169,9 +241,13 @@ pub struct BodyCell {
     pub bucket: u32,
     /// The body's place among the bodies of its bucket.
     pub rank: u32,
+    /// The body's layer bits, so the query need not read the body's info.
+    pub layer: u32,
     /// The body's mask bits, so the query decides from this record alone whether the
     /// body has anything to look for.
     pub mask: u32,
+    /// Padding to 32 bytes.
+    pub _pad: u32,
 }
 
 /// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (and `AtomicBucket`,
@@ -210,6 +286,12 @@ pub struct GridEntry {
 pub struct GridInfo {
     /// OR of the layers of the bodies at each level; 0 for an empty level.
     pub level_layers: [u32; MAX_LEVELS as usize],
+    /// Bodies at each level.
+    pub level_bodies: [u32; MAX_LEVELS as usize],
+    /// Bit `f` of entry `c`: bodies on level `c` look for bodies on the finer level `f`
+    /// (else those on `f` look for those on `c`), chosen each frame from `level_bodies`
+    /// by [`crate::grid::probe_down`].
+    pub probe_down: [u32; MAX_LEVELS as usize],
     /// Bit `l` is set when level `l` holds a body.
     pub occupied_levels: u32,
     /// Entries handed out to buckets so far (`allocate_buckets`).
@@ -219,12 +301,52 @@ pub struct GridInfo {
 /// The append counters. Mirrors WGSL `Counters` (whose fields are atomics).
 /// Each counts every item found, also those that did not fit, so the host knows how far to grow.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Counters {
     /// Candidate pairs found by the broad phase.
     pub candidates: u32,
     /// Colliding pairs found by the narrow phase.
     pub pairs: u32,
+    /// Pieces of crowded cells handed over by the broad phase.
+    pub deferred: u32,
+    /// Candidates whose exact test was split into chunks.
+    pub long_pairs: u32,
+    /// Chunks of those tests.
+    pub tasks: u32,
+    /// Invocations stopped by [`LOOP_GUARD`]; the host fails the frame if any.
+    pub unfinished: u32,
+    /// Padding to 32 bytes.
+    pub _pad0: u32,
+    /// See `_pad0`.
+    pub _pad1: u32,
+}
+
+/// A piece of a crowded cell that a body handed over. Mirrors WGSL `DeferredScan`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DeferredScan {
+    /// The cell whose entries are read.
+    pub cell: [i32; 2],
+    /// Its level.
+    pub level: u32,
+    /// The body looking.
+    pub body: u32,
+    /// First entry to read.
+    pub first: u32,
+    /// One past the last entry to read.
+    pub end: u32,
+}
+
+/// A candidate whose exact test runs in chunks. Mirrors WGSL `LongPair`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct LongPair {
+    /// The two bodies.
+    pub pair: [u32; 2],
+    /// Index of its first chunk in the task list.
+    pub first_task: u32,
+    /// Set by any chunk that finds a witness (see `cpu::narrow::Plan`).
+    pub witness: u32,
 }
 
 /// Workgroup counts of an indirect dispatch, written by the GPU. Mirrors WGSL `DispatchArgs`.

@@ -1,5 +1,6 @@
 //! The WGSL sources of the pipeline stages, each composed as: the shared constants
-//! (from [`crate::packed`]), `shaders/types.wgsl`, then the stage's own file.
+//! (from [`crate::packed`]), `shaders/types.wgsl`, `shaders/library.wgsl` for the
+//! stages that read the shape library, then the stage's own file.
 
 use crate::packed::wgsl_constants;
 
@@ -35,10 +36,16 @@ impl Stage {
             Stage::Broad => include_str!("../shaders/broad.wgsl"),
             Stage::Narrow => include_str!("../shaders/narrow.wgsl"),
         };
+        // The stages that read the shape library get its accessors.
+        let library = match self {
+            Stage::Bounds | Stage::Narrow => include_str!("../shaders/library.wgsl"),
+            Stage::Broad => "",
+        };
         format!(
-            "{}\n{}\n{}",
+            "{}\n{}\n{}\n{}",
             wgsl_constants(),
             include_str!("../shaders/types.wgsl"),
+            library,
             own
         )
     }

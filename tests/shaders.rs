@@ -119,22 +119,49 @@ fn rust_structs_mirror_wgsl_structs() {
             pair_capacity,
             bucket_count,
             base_cell,
+            candidate_limit,
+            deferred_capacity,
+            long_pair_capacity,
+            task_capacity,
+            first_looker,
+            end_looker,
+            vertex_base,
+            word_base,
             _pad0,
             _pad1,
-            _pad2,
-            probe_down
+            _pad2
         ]
     );
-    assert_mirrors!(BodyCell, "BodyCell", [cell, level, bucket, rank, mask]);
+    assert_mirrors!(
+        BodyCell,
+        "BodyCell",
+        [cell, level, bucket, rank, layer, mask, _pad]
+    );
     assert_mirrors!(Bucket, "Bucket", [count, start]);
     assert_mirrors!(Bucket, "AtomicBucket", [count, start]);
     assert_mirrors!(GridEntry, "GridEntry", [cell, level, body, layer, mask]);
     assert_mirrors!(
         GridInfo,
         "GridInfo",
-        [level_layers, occupied_levels, allocated]
+        [
+            level_layers,
+            level_bodies,
+            probe_down,
+            occupied_levels,
+            allocated
+        ]
     );
-    assert_mirrors!(Counters, "Counters", [candidates, pairs]);
+    assert_mirrors!(
+        Counters,
+        "Counters",
+        [candidates, pairs, deferred, long_pairs, tasks, unfinished, _pad0, _pad1]
+    );
+    assert_mirrors!(
+        DeferredScan,
+        "DeferredScan",
+        [cell, level, body, first, end]
+    );
+    assert_mirrors!(LongPair, "LongPair", [pair, first_task, witness]);
     assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
 }
 

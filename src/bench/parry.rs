@@ -59,6 +59,7 @@ pub struct ParryCollider {
     /// The body of each leaf: bodies without a shape have none.
     leaf_bodies: Vec<u32>,
     last: FrameStats,
+    max_pairs: u64,
 }
 
 impl std::fmt::Debug for ParryCollider {
@@ -87,6 +88,7 @@ impl ParryCollider {
             leaves: Vec::new(),
             leaf_bodies: Vec::new(),
             last: FrameStats::default(),
+            max_pairs: crate::collider::DEFAULT_MAX_PAIRS,
         })
     }
 }
@@ -210,6 +212,12 @@ impl Collider for ParryCollider {
                 Err(_) => unsupported = Some((i, j)),
             }
         });
+        if candidates > self.max_pairs {
+            return Err(Error::TooManyPairs {
+                found: candidates,
+                limit: self.max_pairs,
+            });
+        }
         if let Some((i, j)) = unsupported {
             return Err(Error::Baseline(format!(
                 "intersection_test does not support the shapes of bodies {i} and {j}"
@@ -224,6 +232,12 @@ impl Collider for ParryCollider {
 
     fn describe(&self) -> String {
         "parry2d".to_string()
+    }
+
+    /// The baseline's traversal has no early stop; the benchmark runs scenes that stay
+    /// far under any limit, so this one only refuses a frame after the fact.
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
     }
 
     fn last_frame(&self) -> FrameStats {

@@ -6,64 +6,16 @@
 //! written sequentially; [`Grid::candidates_of`] is one thread of the `broad` kernel,
 //! and the fast CPU path runs it for many bodies in parallel.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{IVec2, Vec2};
 use rayon::prelude::*;
 
 use crate::collider::Pair;
-use crate::grid::GridParams;
+use crate::grid::{cell_at, cell_bucket, level_of, probe_down, probe_range, probes, GridParams};
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
-    NO_BUCKET,
+    Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, NO_BUCKET,
 };
-
-/// The finest level whose cells are at least as large as `extent` (with a hair of
-/// margin, so rounding never puts two touching bodies two cells apart).
-pub fn level_of(params: &GridParams, extent: f32) -> u32 {
-    let mut level = 0;
-    let mut size = params.base_cell;
-    while size < extent * 1.0001 && level < MAX_LEVELS - 1 {
-        size *= 2.0;
-        level += 1;
-    }
-    level
-}
-
-/// The cell holding `point` on `level`.
-pub fn cell_at(params: &GridParams, point: Vec2, level: u32) -> IVec2 {
-    let size = params.base_cell * 2f32.powi(level as i32);
-    (point / size)
-        .floor()
-        .clamp(Vec2::splat(-1e9), Vec2::splat(1e9))
-        .as_ivec2()
-}
-
-/// The hash-table bucket of a cell: neighbours in a row get neighbouring buckets.
-pub fn cell_bucket(params: &GridParams, cell: IVec2, level: u32) -> u32 {
-    let h = (cell.x as u32)
-        .wrapping_add((cell.y as u32).wrapping_mul(0x9e37_79b1))
-        .wrapping_add(level.wrapping_mul(0xc2b2_ae3d));
-    h & (params.bucket_count - 1)
-}
-
-/// Whether bodies on level `own` look for bodies on level `other`: see
-/// [`GridParams::probe_down`].
-pub fn probes(params: &GridParams, own: u32, other: u32) -> bool {
-    if own == other {
-        return true;
-    }
-    let (coarse, fine) = (own.max(other), own.min(other));
-    let down = params.probe_down[coarse as usize] >> fine & 1 == 1;
-    (own == coarse) == down
-}
-
-/// The cells of `level` that can hold the centre of a body overlapping `b`: a body on
-/// that level reaches at most half a cell from its centre. As (first, last) cells.
-pub fn probe_range(params: &GridParams, b: &Aabb, level: u32) -> (IVec2, IVec2) {
-    let half = 0.5 * params.base_cell * 2f32.powi(level as i32);
-    let first = cell_at(params, Vec2::from(b.min) - half, level);
-    let last = cell_at(params, Vec2::from(b.max) + half, level);
-    (first, last)
-}
 
 /// The cell, level and bucket of one body (its rank is counted afterwards), or
 /// [`NO_BUCKET`] for a body that accepts or offers nothing, or an empty bitmask.
@@ -83,7 +35,9 @@ fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
         level,
         bucket: cell_bucket(params, cell, level),
         rank: 0,
+        layer: body.layer,
         mask: body.mask,
+        _pad: 0,
     }
 }
 
@@ -96,7 +50,7 @@ pub struct Grid {
     pub buckets: Vec<Bucket>,
     /// The bodies sorted by bucket.
     pub entries: Vec<GridEntry>,
-    /// OR of the layers on each level.
+    /// What each level holds, and which side looks between levels.
     pub info: GridInfo,
 }
 
@@ -134,9 +88,12 @@ impl Grid {
             placed.rank = slot.count;
             slot.count += 1;
             info.level_layers[placed.level as usize] |= body.layer;
+            info.level_bodies[placed.level as usize] += 1;
             info.occupied_levels |= 1 << placed.level;
         }
-        // allocate_buckets, one chunk of buckets after another.
+        // allocate_buckets: which side looks between levels, from this frame's counts...
+        info.probe_down = probe_down(&info.level_bodies);
+        // ...then the ranges, one chunk of buckets after another.
         for chunk in buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
             let total: u32 = chunk.iter().map(|b| b.count).sum();
             let mut start = info.allocated;
@@ -159,24 +116,29 @@ impl Grid {
                 cell: placed.cell,
                 level: placed.level,
                 body: i as u32,
-                layer: infos[i].layer,
+                layer: placed.layer,
                 mask: placed.mask,
             };
         }
     }
 
-    /// Appends body `i`'s candidates to `out`: one thread of the `broad` kernel.
+    /// Appends body `i`'s candidates to `out`: one thread of the `broad` kernel (which
+    /// hands crowded cells over to `broad_deferred` in pieces; here one thread reads
+    /// them all). Stops early, returning false, once `found` (candidates found by every
+    /// thread so far) passes `limit`.
+    #[allow(clippy::too_many_arguments)]
     pub fn candidates_of(
         &self,
         params: &GridParams,
         i: usize,
-        infos: &[BodyInfo],
         aabbs: &[Aabb],
+        limit: u64,
+        found: &AtomicU64,
         out: &mut Vec<Pair>,
-    ) {
+    ) -> bool {
         let me = &self.body_cells[i];
         if me.bucket == NO_BUCKET {
-            return;
+            return true;
         }
         // The levels to look at: occupied by somebody this body accepts, and this
         // body's to search (else the bodies of that level look for this one).
@@ -186,19 +148,21 @@ impl Grid {
             let level = occupied.trailing_zeros();
             occupied &= occupied - 1;
             if self.info.level_layers[level as usize] & me.mask != 0
-                && probes(params, me.level, level)
+                && probes(&self.info.probe_down, me.level, level)
             {
                 levels |= 1 << level;
             }
         }
         if levels == 0 {
-            return;
+            return true;
         }
-        let (layer, own) = (infos[i].layer, &aabbs[i]);
+        let (layer, own) = (me.layer, &aabbs[i]);
+        let before = out.len();
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
-            let (first, last) = probe_range(params, own, level);
+            let (first, last) =
+                probe_range(params, Vec2::from(own.min), Vec2::from(own.max), level);
             for y in first.y..=last.y {
                 for x in first.x..=last.x {
                     let cell = IVec2::new(x, y);
@@ -220,9 +184,17 @@ impl Grid {
                             out.push([(i as u32).min(j), (i as u32).max(j)]);
                         }
                     }
+                    // Memory stays bounded: stop once the frame is known to be refused.
+                    let added = (out.len() - before) as u64;
+                    if added > 0 && found.load(Ordering::Relaxed) + added > limit {
+                        found.fetch_add(added, Ordering::Relaxed);
+                        return false;
+                    }
                 }
             }
         }
+        found.fetch_add((out.len() - before) as u64, Ordering::Relaxed);
+        true
     }
 }
 
@@ -230,8 +202,9 @@ impl Grid {
 pub fn broad(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pair> {
     let grid = Grid::build(params, infos, aabbs);
     let mut candidates = Vec::new();
+    let found = AtomicU64::new(0);
     for i in 0..infos.len() {
-        grid.candidates_of(params, i, infos, aabbs, &mut candidates);
+        grid.candidates_of(params, i, aabbs, u64::MAX, &found, &mut candidates);
     }
     candidates
 }
@@ -252,15 +225,16 @@ mod tests {
         let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
         let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
         let aabbs = bounds(&library, &transforms, &infos);
-        let mut expected = all_pairs(&infos, &aabbs);
+        let mut expected = all_pairs(&infos, &aabbs, u64::MAX);
         expected.sort_unstable();
-        let chosen = GridParams::for_bodies(&library, &infos);
-        for probe_down in [chosen.probe_down, [0; 32], [u32::MAX; 32]] {
-            let params = GridParams {
-                probe_down,
-                ..chosen
-            };
-            let mut found = broad(&params, &infos, &aabbs);
+        let params = GridParams::for_bodies(&library, &infos);
+        let mut grid = Grid::build(&params, &infos, &aabbs);
+        for probe_down in [grid.info.probe_down, [0; 32], [u32::MAX; 32]] {
+            grid.info.probe_down = probe_down;
+            let (mut found, count) = (Vec::new(), AtomicU64::new(0));
+            for i in 0..infos.len() {
+                grid.candidates_of(&params, i, &aabbs, u64::MAX, &count, &mut found);
+            }
             found.sort_unstable();
             assert_eq!(found, expected, "probe_down {:?}", &probe_down[..4]);
         }

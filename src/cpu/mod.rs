@@ -14,10 +14,12 @@ pub mod reference;
 
 pub use reference::ReferenceCollider;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use crate::body::Body;
-use crate::collider::{Collider, FrameStats, Pair};
+use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::grid::GridParams;
 use crate::library::{body_info, body_transform, ShapeLibrary};
@@ -44,6 +46,8 @@ pub struct CpuCollider {
     last: FrameStats,
     /// Reused from frame to frame, so a frame does not pay for fresh memory.
     scratch: Scratch,
+    /// Box-overlapping pairs past which a frame is refused.
+    max_pairs: u64,
 }
 
 /// The per-frame arrays of [`CpuCollider`].
@@ -63,6 +67,7 @@ impl CpuCollider {
             grid_params: None,
             last: FrameStats::default(),
             scratch: Scratch::default(),
+            max_pairs: DEFAULT_MAX_PAIRS,
         }
     }
 
@@ -106,15 +111,26 @@ impl Collider for CpuCollider {
         );
         s.grid.rebuild(&params, &s.infos, &s.aabbs);
         let (grid, infos, aabbs, transforms) = (&s.grid, &s.infos, &s.aabbs, &s.transforms);
+        let (limit, found, refused) = (self.max_pairs, AtomicU64::new(0), AtomicBool::new(false));
         let candidates: Vec<Pair> = (0..bodies.len())
             .into_par_iter()
             .with_min_len(CHUNK)
-            .fold(Vec::new, |mut found, i| {
-                grid.candidates_of(&params, i, infos, aabbs, &mut found);
-                found
+            .fold(Vec::new, |mut out, i| {
+                if !refused.load(Ordering::Relaxed)
+                    && !grid.candidates_of(&params, i, aabbs, limit, &found, &mut out)
+                {
+                    refused.store(true, Ordering::Relaxed);
+                }
+                out
             })
             .flatten_iter()
             .collect();
+        if refused.into_inner() {
+            return Err(Error::TooManyPairs {
+                found: found.into_inner(),
+                limit,
+            });
+        }
         let mut pairs: Vec<Pair> = candidates
             .par_iter()
             .with_min_len(CHUNK)
@@ -133,6 +149,10 @@ impl Collider for CpuCollider {
 
     fn describe(&self) -> String {
         format!("cpu ({} threads)", rayon::current_num_threads())
+    }
+
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
     }
 
     fn last_frame(&self) -> FrameStats {

@@ -1,14 +1,19 @@
 //! Stage 3, narrow phase: the exact test of every candidate pair. Twin of
-//! `shaders/narrow.wgsl`, function for function; see that file for the geometry.
+//! `shaders/narrow.wgsl`, function for function; see that file for the geometry and for
+//! why a test is planned in chunks.
 //!
 //! Each pair is tested in a frame whose origin is one of the two bodies, which keeps
-//! coordinates small and f32 rounding far below the format's 0.01 tolerance.
+//! coordinates small and f32 rounding far below the format's 0.01 tolerance. A test is
+//! planned as the shader plans it ([`plan_of`]) and its chunks run one after the other
+//! here, where the GPU runs a long test's chunks side by side.
 
 use glam::{IVec2, Vec2};
 
 use crate::collider::Pair;
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, BodyTransform, PackedShape, SHAPE_CIRCLE, SHAPE_POLYGON};
+use crate::packed::{
+    BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
+};
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
 #[derive(Debug, Clone, Copy)]
@@ -41,46 +46,208 @@ pub fn bodies_collide(
     i: usize,
     j: usize,
 ) -> bool {
-    let shape_of = |k: usize| library.shapes[infos[k].shape as usize];
-    // Order by shape kind (polygon < circle < bitmask) so each kind pair has one case.
-    let (a, b) = if shape_of(j).kind < shape_of(i).kind {
-        (j, i)
-    } else {
-        (i, j)
+    let test = PairTest {
+        geometry: Geometry { library },
+        transforms,
+        infos,
     };
-    let (sa, sb) = (shape_of(a), shape_of(b));
-    let (ta, tb) = (&transforms[a], &transforms[b]);
-    let (position_a, position_b) = (Vec2::from(ta.position), Vec2::from(tb.position));
-    let (rotation_a, rotation_b) = (Vec2::from(ta.rotation), Vec2::from(tb.rotation));
-    let geometry = Geometry { library };
-    if sa.kind == SHAPE_POLYGON {
-        let pa = Placement {
+    let plan = test.plan_of(i, j);
+    let witness = (0..plan.chunks).any(|chunk| test.chunk_has_witness(&plan, chunk));
+    witness == plan.witness_collides()
+}
+
+/// The kind of a pair of shapes, ordered polygon < circle < bitmask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairKind {
+    /// Two polygons: a witness is a separating edge.
+    PolygonPolygon,
+    /// A polygon and a circle: a witness is a separating axis.
+    PolygonCircle,
+    /// A polygon and a bitmask: a witness is a pixel row they share.
+    PolygonBitmask,
+    /// Two circles: a witness is their overlap.
+    CircleCircle,
+    /// A circle and a bitmask: a witness is a pixel row they share.
+    CircleBitmask,
+    /// Two bitmasks: a witness is a pixel row they share.
+    BitmaskBitmask,
+}
+
+/// One candidate's test, as WGSL `Plan`: bodies `a` and `b` ordered by shape kind, and
+/// `units` units of work (edges, or pixel rows from `first_unit`), `per_chunk` to a
+/// chunk of at most [`CHUNK_BUDGET`] loop iterations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// The body whose shape kind comes first.
+    pub a: usize,
+    /// The other body.
+    pub b: usize,
+    /// What the two shapes are.
+    pub pair_kind: PairKind,
+    /// The first pixel row, for pairs with a bitmask.
+    pub first_unit: i32,
+    /// Units of work.
+    pub units: u32,
+    /// Units to a chunk.
+    pub per_chunk: u32,
+    /// Chunks.
+    pub chunks: u32,
+}
+
+impl Plan {
+    /// Whether a witness means the pair collides (a shared point) rather than not (a
+    /// separating edge).
+    pub fn witness_collides(&self) -> bool {
+        !matches!(
+            self.pair_kind,
+            PairKind::PolygonPolygon | PairKind::PolygonCircle
+        )
+    }
+}
+
+/// The planning and chunk functions of the narrow kernels, over one frame's bodies.
+pub struct PairTest<'a> {
+    /// The shape library's arrays.
+    pub geometry: Geometry<'a>,
+    /// The bodies' transforms.
+    pub transforms: &'a [BodyTransform],
+    /// The bodies' infos.
+    pub infos: &'a [BodyInfo],
+}
+
+impl PairTest<'_> {
+    fn shape(&self, body: usize) -> PackedShape {
+        self.geometry.library.shapes[self.infos[body].shape as usize]
+    }
+
+    fn position(&self, body: usize) -> Vec2 {
+        Vec2::from(self.transforms[body].position)
+    }
+
+    /// Body `body` placed in the frame whose origin is body `origin`.
+    fn placement_in_frame_of(&self, body: usize, origin: usize) -> Placement {
+        Placement {
+            offset: self.position(body) - self.position(origin),
+            rotation: Vec2::from(self.transforms[body].rotation),
+        }
+    }
+
+    /// Plans the test of bodies `i` and `j`, as WGSL `plan_of`.
+    pub fn plan_of(&self, i: usize, j: usize) -> Plan {
+        let (a, b) = if self.shape(j).kind < self.shape(i).kind {
+            (j, i)
+        } else {
+            (i, j)
+        };
+        let (sa, sb) = (self.shape(a), self.shape(b));
+        let mut plan = Plan {
+            a,
+            b,
+            pair_kind: PairKind::PolygonPolygon,
+            first_unit: 0,
+            units: 1,
+            per_chunk: 1,
+            chunks: 1,
+        };
+        // Loop iterations per unit, and before the first.
+        let (mut unit_cost, mut fixed_cost) = (1u32, 0u32);
+        let rows_to_units = |rows: IVec2| (rows.y - rows.x + 1).max(0) as u32;
+        match (sa.kind, sb.kind) {
+            (SHAPE_POLYGON, SHAPE_POLYGON) => {
+                plan.units = sa.count + sb.count;
+                unit_cost = sa.count.max(sb.count) + 1;
+            }
+            (SHAPE_POLYGON, SHAPE_CIRCLE) => plan.pair_kind = PairKind::PolygonCircle,
+            (SHAPE_POLYGON, _) => {
+                plan.pair_kind = PairKind::PolygonBitmask;
+                let y_range = self
+                    .geometry
+                    .polygon_y_range(&sa, self.placement_in_frame_of(a, b));
+                let rows = Geometry::rows_between(&sb, y_range.x, y_range.y);
+                plan.first_unit = rows.x;
+                plan.units = rows_to_units(rows);
+                // polygon_span runs 3 iterations a vertex (its loop over the two strip sides).
+                unit_cost = 3 * sa.count + sb.words_per_row + 2;
+                fixed_cost = sa.count;
+            }
+            (SHAPE_CIRCLE, SHAPE_CIRCLE) => plan.pair_kind = PairKind::CircleCircle,
+            (SHAPE_CIRCLE, _) => {
+                plan.pair_kind = PairKind::CircleBitmask;
+                let centre = self.position(a) - self.position(b);
+                let rows = Geometry::rows_between(&sb, centre.y - sa.radius, centre.y + sa.radius);
+                plan.first_unit = rows.x;
+                plan.units = rows_to_units(rows);
+                unit_cost = sb.words_per_row + 2;
+            }
+            _ => {
+                plan.pair_kind = PairKind::BitmaskBitmask;
+                let d = self.position(b).as_ivec2() - self.position(a).as_ivec2();
+                let row_end = (sa.rows as i32).min(d.y + sb.rows as i32);
+                let columns = (sa.count as i32).min(d.x + sb.count as i32) - d.x.max(0);
+                plan.first_unit = d.y.max(0);
+                plan.units = if columns > 0 {
+                    (row_end - plan.first_unit).max(0) as u32
+                } else {
+                    0
+                };
+                unit_cost = sa.words_per_row + 2;
+            }
+        }
+        debug_assert!(sa.kind <= SHAPE_BITMASK && sb.kind <= SHAPE_BITMASK);
+        plan.per_chunk = ((CHUNK_BUDGET - fixed_cost) / unit_cost).max(1);
+        plan.chunks = plan.units.div_ceil(plan.per_chunk);
+        plan
+    }
+
+    /// Whether chunk `chunk` of the plan finds a witness, as WGSL `chunk_has_witness`.
+    pub fn chunk_has_witness(&self, plan: &Plan, chunk: u32) -> bool {
+        let (sa, sb) = (self.shape(plan.a), self.shape(plan.b));
+        let g = &self.geometry;
+        let first = chunk * plan.per_chunk;
+        let end = (first + plan.per_chunk).min(plan.units);
+        let own_frame = Placement {
             offset: Vec2::ZERO,
-            rotation: rotation_a,
+            rotation: Vec2::from(self.transforms[plan.a].rotation),
         };
-        if sb.kind == SHAPE_POLYGON {
-            let pb = Placement {
-                offset: position_b - position_a,
-                rotation: rotation_b,
-            };
-            return geometry.polygon_polygon(&sa, pa, &sb, pb);
+        match plan.pair_kind {
+            PairKind::PolygonPolygon => {
+                let pb = self.placement_in_frame_of(plan.b, plan.a);
+                (first..end).any(|unit| {
+                    if unit < sa.count {
+                        g.beyond_edge(&sa, own_frame, unit, &sb, pb)
+                    } else {
+                        g.beyond_edge(&sb, pb, unit - sa.count, &sa, own_frame)
+                    }
+                })
+            }
+            PairKind::PolygonCircle => {
+                let centre = self.placement_in_frame_of(plan.b, plan.a).offset;
+                g.circle_polygon_apart(centre, sb.radius, &sa, own_frame)
+            }
+            PairKind::CircleCircle => circle_circle(
+                self.placement_in_frame_of(plan.b, plan.a).offset,
+                sa.radius,
+                sb.radius,
+            ),
+            // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
+            PairKind::PolygonBitmask => {
+                let pa = self.placement_in_frame_of(plan.a, plan.b);
+                (first..end)
+                    .any(|unit| g.polygon_row_hits(&sa, pa, &sb, plan.first_unit + unit as i32))
+            }
+            PairKind::CircleBitmask => {
+                let centre = self.placement_in_frame_of(plan.a, plan.b).offset;
+                (first..end).any(|unit| {
+                    g.circle_row_hits(centre, sa.radius, &sb, plan.first_unit + unit as i32)
+                })
+            }
+            PairKind::BitmaskBitmask => {
+                let d = self.position(plan.b).as_ivec2() - self.position(plan.a).as_ivec2();
+                (first..end)
+                    .any(|unit| g.bitmask_row_hits(&sa, &sb, d, plan.first_unit + unit as i32))
+            }
         }
-        if sb.kind == SHAPE_CIRCLE {
-            return geometry.circle_polygon(position_b - position_a, sb.radius, &sa, pa);
-        }
-        let pp = Placement {
-            offset: position_a - position_b,
-            rotation: rotation_a,
-        };
-        return geometry.polygon_bitmask(&sa, pp, &sb);
     }
-    if sa.kind == SHAPE_CIRCLE {
-        if sb.kind == SHAPE_CIRCLE {
-            return circle_circle(position_b - position_a, sa.radius, sb.radius);
-        }
-        return geometry.circle_bitmask(position_a - position_b, sa.radius, &sb);
-    }
-    geometry.bitmask_bitmask(&sa, position_a.as_ivec2(), &sb, position_b.as_ivec2())
 }
 
 /// Rotates `v` by the rotation stored as `(cos, sin)`; as WGSL `rotate`.
@@ -130,24 +297,22 @@ impl Geometry<'_> {
         interval
     }
 
-    /// Whether some edge normal of `a` separates `a` from `b`; stops at the first one.
-    fn has_separating_normal(
+    /// Whether polygon `q` lies strictly beyond the line of edge `k` of polygon `p`.
+    pub fn beyond_edge(
         &self,
-        a: &PackedShape,
-        pa: Placement,
-        b: &PackedShape,
-        pb: Placement,
+        p: &PackedShape,
+        pp: Placement,
+        k: u32,
+        q: &PackedShape,
+        pq: Placement,
     ) -> bool {
-        (0..a.count).any(|k| {
-            let axis = self.polygon_normal(a, pa, k);
-            intervals_apart(
-                self.polygon_interval(a, pa, axis),
-                self.polygon_interval(b, pb, axis),
-            )
-        })
+        let axis = self.polygon_normal(p, pp, k);
+        let edge = self.polygon_point(p, pp, k).dot(axis);
+        (0..q.count).all(|v| self.polygon_point(q, pq, v).dot(axis) > edge)
     }
 
-    /// Separating axis test of two convex polygons.
+    /// Convex polygons intersect unless an edge of one has the other strictly beyond it
+    /// (the whole test, one chunk after another).
     pub fn polygon_polygon(
         &self,
         a: &PackedShape,
@@ -155,12 +320,13 @@ impl Geometry<'_> {
         b: &PackedShape,
         pb: Placement,
     ) -> bool {
-        !self.has_separating_normal(a, pa, b, pb) && !self.has_separating_normal(b, pb, a, pa)
+        !(0..a.count).any(|k| self.beyond_edge(a, pa, k, b, pb))
+            && !(0..b.count).any(|k| self.beyond_edge(b, pb, k, a, pa))
     }
 
-    /// Separating axis test of a circle against a polygon: the edge normals plus the
-    /// axis from the centre to the nearest vertex.
-    pub fn circle_polygon(
+    /// Separating axis test of a circle against a polygon: the edges, then the axis from
+    /// the centre to the nearest vertex. True when they are apart.
+    pub fn circle_polygon_apart(
         &self,
         centre: Vec2,
         radius: f32,
@@ -170,14 +336,10 @@ impl Geometry<'_> {
         let mut nearest = self.polygon_point(p, pp, 0);
         for k in 0..p.count {
             let axis = self.polygon_normal(p, pp, k);
-            let c = centre.dot(axis);
-            if intervals_apart(
-                self.polygon_interval(p, pp, axis),
-                Vec2::new(c - radius, c + radius),
-            ) {
-                return false;
-            }
             let v = self.polygon_point(p, pp, k);
+            if centre.dot(axis) - radius > v.dot(axis) {
+                return true;
+            }
             if (v - centre).dot(v - centre) < (nearest - centre).dot(nearest - centre) {
                 nearest = v;
             }
@@ -185,14 +347,25 @@ impl Geometry<'_> {
         let towards = centre - nearest;
         let distance = towards.length();
         if distance == 0.0 {
-            return true; // the centre is on a vertex
+            return false; // the centre is on a vertex
         }
         let axis = towards / distance;
         let c = centre.dot(axis);
-        !intervals_apart(
+        intervals_apart(
             self.polygon_interval(p, pp, axis),
             Vec2::new(c - radius, c + radius),
         )
+    }
+
+    /// Whether a circle and a polygon intersect.
+    pub fn circle_polygon(
+        &self,
+        centre: Vec2,
+        radius: f32,
+        p: &PackedShape,
+        pp: Placement,
+    ) -> bool {
+        !self.circle_polygon_apart(centre, radius, p, pp)
     }
 
     /// Word `w` of row `row` of mask `m`, or 0 outside the mask.
@@ -269,36 +442,64 @@ impl Geometry<'_> {
         span
     }
 
-    /// A polygon (placed in the mask's frame) against the set pixels of mask `m`.
-    pub fn polygon_bitmask(&self, p: &PackedShape, pp: Placement, m: &PackedShape) -> bool {
+    /// The y extent of the polygon, as `(min, max)`.
+    fn polygon_y_range(&self, p: &PackedShape, pp: Placement) -> Vec2 {
         let mut y_range = Vec2::new(f32::MAX, -f32::MAX);
         for k in 0..p.count {
             let y = self.polygon_point(p, pp, k).y;
             y_range = Vec2::new(y_range.x.min(y), y_range.y.max(y));
         }
-        let rows = Self::rows_between(m, y_range.x, y_range.y);
-        (rows.x..=rows.y).any(|row| {
-            let span = self.polygon_span(p, pp, row as f32, (row + 1) as f32);
-            span.x <= span.y && self.span_hits_row(m, row, span.x, span.y)
-        })
+        y_range
     }
 
-    /// A circle (centre in the mask's frame) against the set pixels of mask `m`, row by row.
+    /// Row `row` of mask `m` against a polygon placed in the mask's frame.
+    fn polygon_row_hits(&self, p: &PackedShape, pp: Placement, m: &PackedShape, row: i32) -> bool {
+        let span = self.polygon_span(p, pp, row as f32, (row + 1) as f32);
+        span.x <= span.y && self.span_hits_row(m, row, span.x, span.y)
+    }
+
+    /// Row `row` of mask `m` against a circle (centre in the mask's frame).
+    fn circle_row_hits(&self, centre: Vec2, radius: f32, m: &PackedShape, row: i32) -> bool {
+        // Distance from the centre to the row's band, then the half chord there.
+        let dy = (row as f32 - centre.y)
+            .max(centre.y - (row + 1) as f32)
+            .max(0.0);
+        if dy > radius {
+            return false;
+        }
+        let half = ((radius - dy) * (radius + dy)).sqrt();
+        self.span_hits_row(m, row, centre.x - half, centre.x + half)
+    }
+
+    /// Row `row` of mask `a` against mask `b`, whose origin is `d` in a's pixels: a word
+    /// of `a` against the 32 pixels of `b` under it, for the columns both cover.
+    fn bitmask_row_hits(&self, a: &PackedShape, b: &PackedShape, d: IVec2, row: i32) -> bool {
+        let column_first = d.x.max(0);
+        let column_end = (a.count as i32).min(d.x + b.count as i32);
+        for w in (column_first >> 5)..=((column_end - 1) >> 5) {
+            let bits_a = self.mask_word(a, row, w);
+            if bits_a != 0 && bits_a & self.mask_bits(b, row - d.y, w * 32 - d.x) != 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A polygon (placed in the mask's frame) against the set pixels of mask `m`
+    /// (the whole test, row after row).
+    pub fn polygon_bitmask(&self, p: &PackedShape, pp: Placement, m: &PackedShape) -> bool {
+        let y_range = self.polygon_y_range(p, pp);
+        let rows = Self::rows_between(m, y_range.x, y_range.y);
+        (rows.x..=rows.y).any(|row| self.polygon_row_hits(p, pp, m, row))
+    }
+
+    /// A circle (centre in the mask's frame) against the set pixels of mask `m`.
     pub fn circle_bitmask(&self, centre: Vec2, radius: f32, m: &PackedShape) -> bool {
         let rows = Self::rows_between(m, centre.y - radius, centre.y + radius);
-        (rows.x..=rows.y).any(|row| {
-            let dy = (row as f32 - centre.y)
-                .max(centre.y - (row + 1) as f32)
-                .max(0.0);
-            if dy > radius {
-                return false;
-            }
-            let half = ((radius - dy) * (radius + dy)).sqrt();
-            self.span_hits_row(m, row, centre.x - half, centre.x + half)
-        })
+        (rows.x..=rows.y).any(|row| self.circle_row_hits(centre, radius, m, row))
     }
 
-    /// Two masks at whole-number origins: a word of `a` against the 32 pixels of `b` under it.
+    /// Two masks at whole-number origins, row after row.
     pub fn bitmask_bitmask(
         &self,
         a: &PackedShape,
@@ -310,17 +511,7 @@ impl Geometry<'_> {
         let row_end = (a.rows as i32).min(d.y + b.rows as i32);
         let column_first = d.x.max(0);
         let column_end = (a.count as i32).min(d.x + b.count as i32);
-        if column_first >= column_end {
-            return false;
-        }
-        for row in d.y.max(0)..row_end {
-            for w in (column_first >> 5)..=((column_end - 1) >> 5) {
-                let bits_a = self.mask_word(a, row, w);
-                if bits_a != 0 && bits_a & self.mask_bits(b, row - d.y, w * 32 - d.x) != 0 {
-                    return true;
-                }
-            }
-        }
-        false
+        column_first < column_end
+            && (d.y.max(0)..row_end).any(|row| self.bitmask_row_hits(a, b, d, row))
     }
 }

@@ -3,7 +3,7 @@
 //! on scenes small enough for its `O(n²)` broad phase.
 
 use crate::body::{filters_agree, Body};
-use crate::collider::{sorted_pairs, Collider, FrameStats, Pair};
+use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::library::{body_info, body_transform, ShapeLibrary};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
@@ -24,6 +24,7 @@ use super::{bounds, narrow};
 pub struct ReferenceCollider {
     library: ShapeLibrary,
     last: FrameStats,
+    max_pairs: u64,
 }
 
 impl ReferenceCollider {
@@ -32,6 +33,7 @@ impl ReferenceCollider {
         ReferenceCollider {
             library,
             last: FrameStats::default(),
+            max_pairs: DEFAULT_MAX_PAIRS,
         }
     }
 }
@@ -42,7 +44,13 @@ impl Collider for ReferenceCollider {
         let transforms: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
         let infos: Vec<BodyInfo> = bodies.iter().map(body_info).collect();
         let aabbs = bounds::bounds(&self.library, &transforms, &infos);
-        let candidates = all_pairs(&infos, &aabbs);
+        let candidates = all_pairs(&infos, &aabbs, self.max_pairs);
+        if candidates.len() as u64 > self.max_pairs {
+            return Err(Error::TooManyPairs {
+                found: candidates.len() as u64,
+                limit: self.max_pairs,
+            });
+        }
         self.last = FrameStats {
             candidates: Some(candidates.len() as u64),
             stages: None,
@@ -55,18 +63,26 @@ impl Collider for ReferenceCollider {
         "cpu reference (all pairs, one thread)".to_string()
     }
 
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
+    }
+
     fn last_frame(&self) -> FrameStats {
         self.last
     }
 }
 
-/// Candidate pairs `[i, j]`, `i < j`, whose filters agree and whose boxes overlap.
-pub fn all_pairs(infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pair> {
+/// Candidate pairs `[i, j]`, `i < j`, whose filters agree and whose boxes overlap;
+/// it stops after `limit + 1` of them.
+pub fn all_pairs(infos: &[BodyInfo], aabbs: &[Aabb], limit: u64) -> Vec<Pair> {
     let mut candidates = Vec::new();
     for i in 0..infos.len() {
         for j in i + 1..infos.len() {
             let (a, b) = (&infos[i], &infos[j]);
             if filters_agree(a.layer, a.mask, b.layer, b.mask) && aabbs[i].overlaps(&aabbs[j]) {
+                if candidates.len() as u64 > limit {
+                    return candidates;
+                }
                 candidates.push([i as u32, j as u32]);
             }
         }

@@ -7,18 +7,18 @@ use crate::packed::dispatch_size;
 /// The stage's one kernel and the bindings it uses.
 pub(crate) const KERNELS: &[Kernel] = &[Kernel {
     entry: "bounds",
-    bindings: &[0, 1, 2, 3, 4, 5],
+    bindings: &[0, 1, 2, 3, 4],
 }];
 
 /// The buffer at each binding number of `shaders/bounds.wgsl`.
 pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
     match binding {
         0 => &b.params,
-        1 => &b.shapes,
-        2 => &b.polygon_vertices,
-        3 => &b.transforms,
-        4 => &b.infos,
-        _ => &b.aabbs,
+        1 => &b.library,
+        2 => &b.transforms,
+        3 => &b.infos,
+        4 => &b.aabbs,
+        n => unreachable!("shaders/bounds.wgsl has no binding {n}"),
     }
 }
 

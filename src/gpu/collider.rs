@@ -4,7 +4,10 @@
 //!
 //! Nothing is ever dropped: every append counts past its buffer's end, and when a
 //! count exceeds the capacity the buffers grow (to the next power of two) and the
-//! frame runs again.
+//! frame runs again. When the candidates would not fit one storage binding, the frame
+//! runs in slices of bodies (each pair is found by exactly one body, its looker) and
+//! the slices' pairs are joined. Past the collider's pair limit the frame is refused
+//! with [`Error::TooManyPairs`], before memory grows without bound.
 
 use std::mem::size_of;
 use std::time::Instant;
@@ -19,13 +22,13 @@ use super::timing::{StageTimer, STAMP_BYTES, TIMED_STAGES};
 use super::{bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
-use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
+use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, body_transform, ShapeLibrary};
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DispatchArgs, GridEntry, GridInfo,
-    Params,
+    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
+    GridEntry, GridInfo, LongPair, Params, ARGS_COUNT,
 };
 
 /// Finds colliding pairs with the WGSL pipeline.
@@ -57,6 +60,10 @@ pub struct GpuCollider {
     /// Reused every frame so a frame allocates nothing on the host.
     transforms: Vec<BodyTransform>,
     infos: Vec<BodyInfo>,
+    /// Box-overlapping pairs past which a frame is refused.
+    max_pairs: u64,
+    /// Words at which the vertices and the bitmask words start in the library buffer.
+    library_bases: (u32, u32),
 }
 
 /// How many items each growable buffer holds.
@@ -65,15 +72,17 @@ struct Capacity {
     bodies: u32,
     candidates: u32,
     pairs: u32,
+    deferred: u32,
+    long_pairs: u32,
+    tasks: u32,
 }
 
 /// Every buffer a frame uses; the shape library's three are uploaded once.
 #[derive(Debug)]
 pub(crate) struct Buffers {
     pub(crate) params: wgpu::Buffer,
-    pub(crate) shapes: wgpu::Buffer,
-    pub(crate) polygon_vertices: wgpu::Buffer,
-    pub(crate) bitmask_words: wgpu::Buffer,
+    /// The shape library, uploaded once (`shaders/library.wgsl`).
+    pub(crate) library: wgpu::Buffer,
     pub(crate) transforms: wgpu::Buffer,
     pub(crate) infos: wgpu::Buffer,
     pub(crate) aabbs: wgpu::Buffer,
@@ -84,7 +93,11 @@ pub(crate) struct Buffers {
     pub(crate) buckets: wgpu::Buffer,
     pub(crate) grid_entries: wgpu::Buffer,
     pub(crate) grid_info: wgpu::Buffer,
-    pub(crate) narrow_dispatch: wgpu::Buffer,
+    pub(crate) deferred: wgpu::Buffer,
+    pub(crate) long_pairs: wgpu::Buffer,
+    pub(crate) tasks: wgpu::Buffer,
+    /// Indirect dispatch arguments, one slot per `ARGS_*` constant.
+    pub(crate) dispatch_args: wgpu::Buffer,
     /// Counters then pairs, copied here for the one readback.
     pub(crate) readback: wgpu::Buffer,
 }
@@ -128,40 +141,25 @@ impl GpuCollider {
                 bodies: 256,
                 candidates: 4096,
                 pairs: 1024,
+                deferred: 256,
+                long_pairs: 256,
+                tasks: 1024,
             };
-            let storage = wgpu::BufferUsages::STORAGE;
-            // Runtime-sized arrays need at least one element, so empty lists get a zeroed one.
-            let upload = |label: &'static str,
-                          bytes: &[u8],
-                          fallback: usize|
-             -> Result<wgpu::Buffer, Error> {
-                let zeros = vec![0u8; fallback];
-                let contents = if bytes.is_empty() { &zeros[..] } else { bytes };
-                check_binding(device, label, contents.len() as u64)?;
-                Ok(
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some(label),
-                        contents,
-                        usage: storage,
-                    }),
-                )
-            };
-            let shapes = upload(
-                "shapes",
-                bytemuck::cast_slice(&library.shapes),
-                size_of::<crate::packed::PackedShape>(),
-            )?;
-            let polygon_vertices = upload(
-                "polygon vertices",
-                bytemuck::cast_slice(&library.polygon_vertices),
-                size_of::<crate::packed::PolygonVertex>(),
-            )?;
-            let bitmask_words = upload(
-                "bitmask words",
-                bytemuck::cast_slice(&library.bitmask_words),
-                4,
-            )?;
-            let buffers = Buffers::new(device, shapes, polygon_vertices, bitmask_words, capacity)?;
+            // The shape library as one buffer (shaders/library.wgsl): shapes, vertices, words.
+            let mut words: Vec<u32> = bytemuck::cast_slice(&library.shapes).to_vec();
+            let vertex_base = words.len() as u32;
+            words.extend_from_slice(bytemuck::cast_slice(&library.polygon_vertices));
+            let word_base = words.len() as u32;
+            words.extend_from_slice(&library.bitmask_words);
+            // A runtime-sized array needs at least one element.
+            words.push(0);
+            check_binding(device, "shape library", words.len() as u64 * 4)?;
+            let library_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shape library"),
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let buffers = Buffers::new(device, library_buffer, capacity)?;
             let pipelines = context.pipelines();
             let grid = GridParams::for_bodies(&library, &[]);
             let groups = Groups::new(device, &pipelines, &buffers);
@@ -178,6 +176,8 @@ impl GpuCollider {
                 last: FrameStats::default(),
                 transforms: Vec::new(),
                 infos: Vec::new(),
+                max_pairs: DEFAULT_MAX_PAIRS,
+                library_bases: (vertex_base, word_base),
             })
         })
     }
@@ -196,13 +196,7 @@ impl GpuCollider {
     fn resize(&mut self, capacity: Capacity) -> Result<(), Error> {
         let device = &self.context.device;
         let b = &self.buffers;
-        self.buffers = Buffers::new(
-            device,
-            b.shapes.clone(),
-            b.polygon_vertices.clone(),
-            b.bitmask_words.clone(),
-            capacity,
-        )?;
+        self.buffers = Buffers::new(device, b.library.clone(), capacity)?;
         self.groups = Groups::new(device, &self.pipelines, &self.buffers);
         self.capacity = capacity;
         // New body buffers hold nothing yet.
@@ -232,24 +226,33 @@ impl GpuCollider {
         }
     }
 
-    /// Runs the three stages once and reads back the counters and the stored pairs.
-    fn run(&self, bodies: u32) -> Result<FrameResult, Error> {
+    /// Runs the three stages once, with bodies `lookers` looking for partners, and reads
+    /// back the counters and the stored pairs.
+    fn run(&self, bodies: u32, lookers: (u32, u32), limit: u32) -> Result<FrameResult, Error> {
         let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
         // The table scales with this frame's bodies, within the buffer sized for the capacity.
         let bucket_count = self
             .grid
             .bucket_count
             .min(bucket_count(self.capacity.bodies as usize));
+        let c = &self.capacity;
         let params = Params {
             body_count: bodies,
-            candidate_capacity: self.capacity.candidates,
-            pair_capacity: self.capacity.pairs,
+            candidate_capacity: c.candidates,
+            pair_capacity: c.pairs,
             bucket_count,
             base_cell: self.grid.base_cell,
+            candidate_limit: limit,
+            deferred_capacity: c.deferred,
+            long_pair_capacity: c.long_pairs,
+            task_capacity: c.tasks,
+            first_looker: lookers.0,
+            end_looker: lookers.1,
+            vertex_base: self.library_bases.0,
+            word_base: self.library_bases.1,
             _pad0: 0,
             _pad1: 0,
             _pad2: 0,
-            probe_down: self.grid.probe_down,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -272,7 +275,15 @@ impl GpuCollider {
             let g = &self.groups;
             match stage {
                 0 => bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies),
-                1 => broad::dispatch(&p.broad, &mut pass, &g.broad, bodies, bucket_count),
+                1 => broad::dispatch(
+                    &p.broad,
+                    &mut pass,
+                    &g.broad,
+                    b,
+                    bodies,
+                    bucket_count,
+                    lookers,
+                ),
                 _ => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b),
             }
         }
@@ -303,6 +314,15 @@ impl GpuCollider {
         Ok(result)
     }
 
+    /// The most items of `item_bytes` bytes one storage binding of this device holds.
+    fn binding_items(&self, item_bytes: usize) -> u32 {
+        let limits = self.context.device.limits();
+        let bytes = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        (bytes / item_bytes as u64).min(u32::MAX as u64) as u32
+    }
+
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         let count = u32::try_from(bodies.len()).map_err(|_| Error::TooLarge {
             what: "the body count",
@@ -318,33 +338,100 @@ impl GpuCollider {
         let start = Instant::now();
         self.upload_bodies(bodies);
         let upload_ms = start.elapsed().as_secs_f64() * 1e3;
+        let mut found = Found::default();
+        self.find_lookers(bodies, count, (0, count), &mut found)?;
+        let total_ms = start.elapsed().as_secs_f64() * 1e3;
+        self.last = FrameStats {
+            candidates: Some(found.candidates),
+            stages: found.stage_ms.map(|[bounds, broad, narrow]| StageTimes {
+                upload: upload_ms,
+                bounds,
+                broad,
+                narrow,
+                readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
+            }),
+        };
+        Ok(sorted_pairs(found.pairs))
+    }
+
+    /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find: in one run
+    /// when they fit the buffers (growing them and running again when they did not), in
+    /// two halves when the candidates would not fit one binding.
+    fn find_lookers(
+        &mut self,
+        bodies: &[Body],
+        count: u32,
+        lookers: (u32, u32),
+        found: &mut Found,
+    ) -> Result<(), Error> {
         loop {
-            let frame = self.run(count)?;
-            let Counters { candidates, pairs } = frame.counters;
-            if candidates <= self.capacity.candidates && pairs <= self.capacity.pairs {
-                let total_ms = start.elapsed().as_secs_f64() * 1e3;
-                self.last = FrameStats {
-                    candidates: Some(candidates as u64),
-                    stages: frame.stage_ms.map(|[bounds, broad, narrow]| StageTimes {
-                        upload: upload_ms,
-                        bounds,
-                        broad,
-                        narrow,
-                        readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
-                    }),
-                };
-                return Ok(sorted_pairs(frame.pairs));
+            let remaining = self.max_pairs.saturating_sub(found.candidates);
+            // At most 2^31, so no counter on the GPU can wrap around.
+            let limit = remaining.min(1 << 31) as u32;
+            let frame = self.run(count, lookers, limit)?;
+            let c = frame.counters;
+            if c.unfinished > 0 {
+                return Err(Error::Gpu(format!(
+                    "{} shader invocations stopped at their loop guard, so the frame's \
+                     answer would be incomplete (a bug of gpu-collide: please report it \
+                     with the scene)",
+                    c.unfinished
+                )));
             }
-            // Some did not fit: grow whatever overflowed and run the frame again.
+            if c.candidates as u64 > remaining {
+                return Err(Error::TooManyPairs {
+                    found: found.candidates + c.candidates as u64,
+                    limit: self.max_pairs,
+                });
+            }
+            let most_candidates = self.binding_items(size_of::<Pair>());
+            if c.candidates > most_candidates && lookers.1 - lookers.0 > 1 {
+                let middle = lookers.0 + (lookers.1 - lookers.0) / 2;
+                self.find_lookers(bodies, count, (lookers.0, middle), found)?;
+                return self.find_lookers(bodies, count, (middle, lookers.1), found);
+            }
+            let cap = &self.capacity;
+            if c.candidates <= cap.candidates
+                && c.pairs <= cap.pairs
+                && c.deferred <= cap.deferred
+                && c.long_pairs <= cap.long_pairs
+                && c.tasks <= cap.tasks
+            {
+                found.candidates += c.candidates as u64;
+                found.pairs.extend(frame.pairs);
+                found.stage_ms = match (found.stage_ms, frame.stage_ms) {
+                    (Some(a), Some(b)) => Some(std::array::from_fn(|k| a[k] + b[k])),
+                    (_, b) => b,
+                };
+                return Ok(());
+            }
+            // Some did not fit: grow whatever overflowed and run again.
             let capacity = Capacity {
-                candidates: self.capacity.candidates.max(grown(candidates)),
-                pairs: self.capacity.pairs.max(grown(pairs)),
-                ..self.capacity
+                candidates: cap.candidates.max(grown(c.candidates)),
+                pairs: cap.pairs.max(grown(c.pairs)),
+                deferred: cap.deferred.max(grown(c.deferred)),
+                long_pairs: cap.long_pairs.max(grown(c.long_pairs)),
+                tasks: cap.tasks.max(grown(c.tasks)),
+                ..*cap
             };
             self.resize(capacity)?;
             self.upload_bodies(bodies);
         }
     }
+
+    /// Box-overlapping pairs past which a frame is refused with
+    /// [`Error::TooManyPairs`]; see [`Collider::set_max_pairs`].
+    pub fn max_pairs(&self) -> u64 {
+        self.max_pairs
+    }
+}
+
+/// What the runs of one frame found so far.
+#[derive(Debug, Default)]
+struct Found {
+    candidates: u64,
+    pairs: Vec<Pair>,
+    stage_ms: Option<[f64; 3]>,
 }
 
 impl Collider for GpuCollider {
@@ -359,6 +446,10 @@ impl Collider for GpuCollider {
 
     fn describe(&self) -> String {
         format!("gpu on {}", self.context.describe())
+    }
+
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
     }
 
     fn last_frame(&self) -> FrameStats {
@@ -391,9 +482,7 @@ fn check_binding(device: &wgpu::Device, what: &'static str, size: u64) -> Result
 impl Buffers {
     fn new(
         device: &wgpu::Device,
-        shapes: wgpu::Buffer,
-        polygon_vertices: wgpu::Buffer,
-        bitmask_words: wgpu::Buffer,
+        library: wgpu::Buffer,
         capacity: Capacity,
     ) -> Result<Self, Error> {
         use wgpu::BufferUsages as U;
@@ -416,9 +505,7 @@ impl Buffers {
                 size_of::<Params>() as u64,
                 U::UNIFORM | U::COPY_DST,
             )?,
-            shapes,
-            polygon_vertices,
-            bitmask_words,
+            library,
             transforms: make(
                 "transforms",
                 items(capacity.bodies, size_of::<BodyTransform>()),
@@ -465,10 +552,20 @@ impl Buffers {
                 size_of::<GridInfo>() as u64,
                 U::STORAGE | U::COPY_DST,
             )?,
-
-            narrow_dispatch: make(
-                "narrow dispatch",
-                size_of::<DispatchArgs>() as u64,
+            deferred: make(
+                "deferred scans",
+                items(capacity.deferred, size_of::<DeferredScan>()),
+                U::STORAGE,
+            )?,
+            long_pairs: make(
+                "long pairs",
+                items(capacity.long_pairs, size_of::<LongPair>()),
+                U::STORAGE,
+            )?,
+            tasks: make("tasks", items(capacity.tasks, size_of::<u32>()), U::STORAGE)?,
+            dispatch_args: make(
+                "dispatch arguments",
+                ARGS_COUNT as u64 * size_of::<DispatchArgs>() as u64,
                 U::STORAGE | U::INDIRECT,
             )?,
             readback: make("readback", PAIRS_AT + pair_bytes, U::MAP_READ | U::COPY_DST)?,

@@ -346,16 +346,19 @@ impl StageKernels {
         pass.dispatch_workgroups(x, y, 1);
     }
 
-    /// Dispatches kernel `k` with the workgroup counts the GPU wrote into `args`.
+    /// Dispatches kernel `k` with the workgroup counts the GPU wrote into slot `slot`
+    /// (an `ARGS_*` constant) of `args`.
     pub(crate) fn dispatch_indirect(
         &self,
         pass: &mut wgpu::ComputePass,
         groups: &StageGroups,
         k: usize,
         args: &wgpu::Buffer,
+        slot: u32,
     ) {
         pass.set_pipeline(&self.pipelines[k]);
         pass.set_bind_group(0, &groups.0[k], &[]);
-        pass.dispatch_workgroups_indirect(args, 0);
+        let offset = slot as u64 * std::mem::size_of::<crate::packed::DispatchArgs>() as u64;
+        pass.dispatch_workgroups_indirect(args, offset);
     }
 }

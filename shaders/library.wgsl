@@ -1,0 +1,31 @@
+// The shape library as the bounds and narrow stages read it: one buffer of 32-bit words
+// (`library`, declared by each stage), holding the PackedShape records from word 0, the
+// PolygonVertex records from params.vertex_base and the bitmask words from
+// params.word_base, each laid out as its struct in src/packed.rs. One buffer rather than
+// three keeps every kernel within WebGPU's default of 8 storage buffers per stage.
+
+fn library_f32(word: u32) -> f32 {
+    return bitcast<f32>(library[word]);
+}
+
+fn library_vec2(word: u32) -> vec2<f32> {
+    return vec2<f32>(library_f32(word), library_f32(word + 1u));
+}
+
+// Shape `s` of the library.
+fn library_shape(s: u32) -> PackedShape {
+    let w = s * SHAPE_WORDS;
+    return PackedShape(library_vec2(w), library_vec2(w + 2u), library[w + 4u], library[w + 5u],
+        library[w + 6u], library[w + 7u], library[w + 8u], library_f32(w + 9u));
+}
+
+// Polygon vertex `v` of the library (the shape's `first` plus its index).
+fn library_vertex(v: u32) -> PolygonVertex {
+    let w = params.vertex_base + v * VERTEX_WORDS;
+    return PolygonVertex(library_vec2(w), library_vec2(w + 2u));
+}
+
+// Bitmask word `k` of the library (the shape's `first` plus its index).
+fn library_word(k: u32) -> u32 {
+    return library[params.word_base + k];
+}
