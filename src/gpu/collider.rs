@@ -378,22 +378,38 @@ impl GpuCollider {
                     c.unfinished
                 )));
             }
+            let cap = self.capacity;
+            // Crowded cells handed over past their buffer's end went unread, so the
+            // candidate count is short: grow that buffer first, and judge the count after.
+            if c.deferred > cap.deferred {
+                let most = self.binding_items(size_of::<DeferredScan>());
+                if cap.deferred >= most {
+                    return Err(Error::TooLarge {
+                        what: "the crowded-cell pieces of the broad phase",
+                        needed: c.deferred as u64 * size_of::<DeferredScan>() as u64,
+                        limit: most as u64 * size_of::<DeferredScan>() as u64,
+                    });
+                }
+                self.grow(Capacity {
+                    deferred: grown(c.deferred),
+                    ..cap
+                })?;
+                self.upload_bodies(bodies);
+                continue;
+            }
             if c.candidates as u64 > remaining {
                 return Err(Error::TooManyPairs {
                     found: found.candidates + c.candidates as u64,
                     limit: self.max_pairs,
                 });
             }
-            let most_candidates = self.binding_items(size_of::<Pair>());
-            if c.candidates > most_candidates && lookers.1 - lookers.0 > 1 {
+            if c.candidates > self.binding_items(size_of::<Pair>()) && lookers.1 - lookers.0 > 1 {
                 let middle = lookers.0 + (lookers.1 - lookers.0) / 2;
                 self.find_lookers(bodies, count, (lookers.0, middle), found)?;
                 return self.find_lookers(bodies, count, (middle, lookers.1), found);
             }
-            let cap = &self.capacity;
             if c.candidates <= cap.candidates
                 && c.pairs <= cap.pairs
-                && c.deferred <= cap.deferred
                 && c.long_pairs <= cap.long_pairs
                 && c.tasks <= cap.tasks
             {
@@ -406,17 +422,43 @@ impl GpuCollider {
                 return Ok(());
             }
             // Some did not fit: grow whatever overflowed and run again.
-            let capacity = Capacity {
+            self.grow(Capacity {
                 candidates: cap.candidates.max(grown(c.candidates)),
                 pairs: cap.pairs.max(grown(c.pairs)),
-                deferred: cap.deferred.max(grown(c.deferred)),
                 long_pairs: cap.long_pairs.max(grown(c.long_pairs)),
                 tasks: cap.tasks.max(grown(c.tasks)),
-                ..*cap
-            };
-            self.resize(capacity)?;
+                ..cap
+            })?;
             self.upload_bodies(bodies);
         }
+    }
+
+    /// Resizes to `capacity`, each buffer kept within one binding: a count that fits a
+    /// binding but whose next power of two does not gets exactly the binding's size.
+    fn grow(&mut self, capacity: Capacity) -> Result<(), Error> {
+        let pair_items = self.binding_items(size_of::<Pair>());
+        let capacity = Capacity {
+            candidates: capacity.candidates.min(pair_items),
+            pairs: capacity.pairs.min(pair_items),
+            deferred: capacity
+                .deferred
+                .min(self.binding_items(size_of::<DeferredScan>())),
+            long_pairs: capacity
+                .long_pairs
+                .min(self.binding_items(size_of::<LongPair>())),
+            tasks: capacity.tasks.min(self.binding_items(size_of::<u32>())),
+            ..capacity
+        };
+        if capacity == self.capacity {
+            // Only a buffer already as large as one binding overflowed: running again
+            // would overflow again.
+            return Err(Error::TooLarge {
+                what: "the work lists of the frame (long tests and their chunks)",
+                needed: self.capacity.tasks as u64 * 2,
+                limit: self.binding_items(1) as u64,
+            });
+        }
+        self.resize(capacity)
     }
 
     /// Box-overlapping pairs past which a frame is refused with
