@@ -15,6 +15,7 @@
 //! The results ([`report`]): a line per run as it ends under a progress bar, a table at
 //! the end, JSON, and a log-log [`plot`] of frame time against bodies.
 
+pub mod band;
 pub mod budget;
 pub mod parry;
 pub mod plot;

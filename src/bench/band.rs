@@ -1,0 +1,247 @@
+//! Whether a pair on which two backends differ lies in the scene format's tolerance
+//! band: the benchmark has no oracle, so it recomputes the pair in f64 and excuses a
+//! difference only when the two bodies are within [`BAND`] of touching. Anything else
+//! is reported as a disagreement.
+//!
+//! The separation of two bodies is the gap between them when they are apart and minus
+//! the depth of their overlap (the shortest move that parts them) when they overlap:
+//! exact for convex polygons and circles (the minimum over edge normals of the
+//! projections' overlap, or the distance between the boundaries). A bitmask is the union
+//! of its set cells; its separation from a shape is taken cell by cell (the nearest
+//! cell's gap, or the deepest cell's overlap), which can only call a pair nearer the band
+//! than the union would. Two bitmasks share a cell or not, with no band at all.
+
+use glam::DVec2;
+
+use crate::body::Body;
+use crate::shapes::{Bitmask, Shape};
+
+/// The format's tolerance: pairs whose boundaries come within this of touching may go
+/// either way.
+pub const BAND: f64 = 0.01;
+
+/// Whether bodies `a` and `b` over `shapes` are within [`BAND`] of touching, so that
+/// backends may differ on them. `None` when a body names a shape that does not exist.
+pub fn within_band(shapes: &[Shape], a: &Body, b: &Body) -> Option<bool> {
+    let (shape_a, shape_b) = (shapes.get(a.shape as usize)?, shapes.get(b.shape as usize)?);
+    Some(match (placed(shape_a, a), placed(shape_b, b)) {
+        (Placed::Mask(..), Placed::Mask(..)) => false,
+        (Placed::Mask(mask, origin), other) | (other, Placed::Mask(mask, origin)) => {
+            // The nearest cell's separation, and the deepest overlap of any cell.
+            let (mut nearest, mut deepest) = (f64::INFINITY, f64::INFINITY);
+            for_set_cells_near(mask, origin, &other, |cell| {
+                let s = separation(&Placed::Polygon(cell), &other);
+                nearest = nearest.min(s.max(0.0));
+                deepest = deepest.min(s);
+            });
+            if deepest > 0.0 {
+                nearest <= BAND
+            } else {
+                // Overlapping some cell: in the band only if no cell is overlapped deeper.
+                deepest >= -BAND
+            }
+        }
+        (pa, pb) => separation(&pa, &pb).abs() <= BAND,
+    })
+}
+
+/// A body's shape in world coordinates, in f64.
+enum Placed<'a> {
+    /// Vertices counter-clockwise.
+    Polygon(Vec<DVec2>),
+    /// Centre and radius.
+    Circle(DVec2, f64),
+    /// A mask and its origin.
+    Mask(&'a Bitmask, DVec2),
+}
+
+fn placed<'a>(shape: &'a Shape, body: &Body) -> Placed<'a> {
+    let origin = body.position.as_dvec2();
+    let rotation = DVec2::from_angle(body.angle as f64);
+    match shape {
+        Shape::Polygon(p) => {
+            let mut vertices: Vec<DVec2> = p
+                .vertices
+                .iter()
+                .map(|v| origin + rotation.rotate(v.as_dvec2()))
+                .collect();
+            if signed_area(&vertices) < 0.0 {
+                vertices.reverse();
+            }
+            Placed::Polygon(vertices)
+        }
+        Shape::Circle(c) => Placed::Circle(origin, c.radius as f64),
+        Shape::Bitmask(m) => Placed::Mask(m, origin),
+    }
+}
+
+/// Calls `visit` with each set cell of a mask whose origin is at `origin` that lies
+/// within twice the band of the box of `other`, as a square (counter-clockwise corners).
+fn for_set_cells_near(
+    mask: &Bitmask,
+    origin: DVec2,
+    other: &Placed,
+    mut visit: impl FnMut(Vec<DVec2>),
+) {
+    let (lo, hi) = match other {
+        Placed::Polygon(p) => p
+            .iter()
+            .fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            }),
+        Placed::Circle(c, r) => (*c - *r, *c + *r),
+        Placed::Mask(..) => return,
+    };
+    let (lo, hi) = (lo - origin - 2.0 * BAND, hi - origin + 2.0 * BAND);
+    let size = DVec2::new(mask.width() as f64, mask.height() as f64);
+    let first = lo.floor().max(DVec2::ZERO);
+    let end = (hi.floor() + 1.0).min(size);
+    for row in first.y as u32..end.y.max(first.y) as u32 {
+        for column in first.x as u32..end.x.max(first.x) as u32 {
+            if mask.get(column, row) {
+                let corner = origin + DVec2::new(column as f64, row as f64);
+                visit(vec![
+                    corner,
+                    corner + DVec2::X,
+                    corner + DVec2::ONE,
+                    corner + DVec2::Y,
+                ]);
+            }
+        }
+    }
+}
+
+fn signed_area(vertices: &[DVec2]) -> f64 {
+    let n = vertices.len();
+    (0..n)
+        .map(|k| vertices[k].perp_dot(vertices[(k + 1) % n]))
+        .sum::<f64>()
+        / 2.0
+}
+
+/// The gap between two convex shapes, or minus the depth of their overlap.
+fn separation(a: &Placed, b: &Placed) -> f64 {
+    match (a, b) {
+        (Placed::Circle(ca, ra), Placed::Circle(cb, rb)) => ca.distance(*cb) - ra - rb,
+        (Placed::Polygon(p), Placed::Circle(c, r)) | (Placed::Circle(c, r), Placed::Polygon(p)) => {
+            signed_distance(p, *c) - r
+        }
+        (Placed::Polygon(p), Placed::Polygon(q)) => polygon_separation(p, q),
+        // Callers take masks apart cell by cell.
+        (Placed::Mask(..), _) | (_, Placed::Mask(..)) => f64::INFINITY,
+    }
+}
+
+/// Outward unit normal of edge `k` (from vertex k to k + 1) of a counter-clockwise polygon.
+fn normal(p: &[DVec2], k: usize) -> DVec2 {
+    let edge = p[(k + 1) % p.len()] - p[k];
+    DVec2::new(edge.y, -edge.x).normalize()
+}
+
+/// The projection of a polygon on `axis`, as (min, max).
+fn interval(p: &[DVec2], axis: DVec2) -> (f64, f64) {
+    p.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            let d = v.dot(axis);
+            (lo.min(d), hi.max(d))
+        })
+}
+
+fn polygon_separation(p: &[DVec2], q: &[DVec2]) -> f64 {
+    // The least overlap over every edge normal is the depth; a negative one is a gap.
+    let mut depth = f64::INFINITY;
+    for (shape, other) in [(p, q), (q, p)] {
+        for k in 0..shape.len() {
+            let axis = normal(shape, k);
+            let (a, b) = (interval(shape, axis), interval(other, axis));
+            depth = depth.min((a.1 - b.0).min(b.1 - a.0));
+        }
+    }
+    if depth >= 0.0 {
+        return -depth;
+    }
+    // Apart: the nearest vertex of one to an edge of the other.
+    let mut gap = f64::INFINITY;
+    for (shape, other) in [(p, q), (q, p)] {
+        for &v in other {
+            for k in 0..shape.len() {
+                gap = gap.min(segment_distance(shape[k], shape[(k + 1) % shape.len()], v));
+            }
+        }
+    }
+    gap
+}
+
+/// Distance from `point` to the boundary of a convex polygon, negative inside.
+fn signed_distance(p: &[DVec2], point: DVec2) -> f64 {
+    let outside = (0..p.len()).any(|k| (point - p[k]).dot(normal(p, k)) > 0.0);
+    let boundary = (0..p.len())
+        .map(|k| segment_distance(p[k], p[(k + 1) % p.len()], point))
+        .fold(f64::INFINITY, f64::min);
+    if outside {
+        boundary
+    } else {
+        -boundary
+    }
+}
+
+fn segment_distance(a: DVec2, b: DVec2, point: DVec2) -> f64 {
+    let ab = b - a;
+    let t = ((point - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
+    point.distance(a + ab * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shapes::{Circle, Polygon};
+    use glam::Vec2;
+
+    fn square() -> Shape {
+        Shape::Polygon(Polygon::rectangle(2.0, 2.0))
+    }
+
+    #[test]
+    fn polygons_near_touching_are_in_the_band_and_others_are_not() {
+        let shapes = [square(), Shape::Circle(Circle::new(1.0))];
+        let at = |shape: u32, x: f32| Body::new(shape, Vec2::new(x, 0.0));
+        let band = |a: &Body, b: &Body| within_band(&shapes, a, b);
+        assert_eq!(band(&at(0, 0.0), &at(0, 2.005)), Some(true)); // gap 0.005
+        assert_eq!(band(&at(0, 0.0), &at(0, 1.995)), Some(true)); // overlap 0.005
+        assert_eq!(band(&at(0, 0.0), &at(0, 2.05)), Some(false)); // gap 0.05
+        assert_eq!(band(&at(0, 0.0), &at(0, 1.5)), Some(false)); // overlap 0.5
+        assert_eq!(band(&at(0, 0.0), &at(1, 2.008)), Some(true));
+        assert_eq!(band(&at(1, 0.0), &at(1, 1.9)), Some(false));
+        assert_eq!(band(&at(0, 0.0), &at(5, 0.0)), None);
+    }
+
+    #[test]
+    fn a_circle_off_a_corner_is_measured_to_the_corner() {
+        let shapes = [square(), Shape::Circle(Circle::new(1.0))];
+        // The corner (1, 1) is sqrt(2) - 1 - 0.005 from a unit circle centred diagonally out.
+        let d = (1.0 + (1.0 + 0.005) / 2f64.sqrt()) as f32;
+        let circle = Body::new(1, Vec2::new(d, d));
+        assert_eq!(
+            within_band(&shapes, &Body::new(0, Vec2::ZERO), &circle),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn bitmask_cells_count_one_by_one() {
+        let mask = Bitmask::from_rows(&["#."]).expect("valid");
+        let shapes = [Shape::Bitmask(mask.clone()), square(), Shape::Bitmask(mask)];
+        let cell = Body::new(0, Vec2::ZERO);
+        // The square's edge 0.004 short of the set cell; well past the clear one.
+        let near = Body::new(1, Vec2::new(-1.004, 0.5));
+        assert_eq!(within_band(&shapes, &cell, &near), Some(true));
+        let deep = Body::new(1, Vec2::new(0.0, 0.5));
+        assert_eq!(within_band(&shapes, &near, &cell), Some(true));
+        assert_eq!(within_band(&shapes, &cell, &deep), Some(false));
+        // Two masks share a cell or not: never in the band.
+        assert_eq!(
+            within_band(&shapes, &cell, &Body::new(2, Vec2::new(1.0, 0.0))),
+            Some(false)
+        );
+    }
+}
