@@ -225,16 +225,6 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 
 // ---- the query ----
 
-// Appends `pair`, counting it even when it does not fit: the host grows and reruns.
-// False once the count has passed the limit: the frame will be refused, so the
-// invocation stops (and the counter cannot wrap around).
-fn emit_candidate(pair: vec2<u32>) -> bool {
-    let slot = atomicAdd(&counters.candidates, 1u);
-    if slot < params.candidate_capacity {
-        candidates[slot] = pair;
-    }
-    return slot < params.candidate_limit;
-}
 
 // Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`.
 fn defer_scan(piece: DeferredScan) {
@@ -244,28 +234,51 @@ fn defer_scan(piece: DeferredScan) {
     }
 }
 
-// Body i reads entries first .. end of `cell` on `level`, emitting its candidates there.
-// False once the candidate limit is passed.
-fn scan_entries(i: u32, me: BodyCell, layer: u32, box: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32) -> bool {
+// Whether `other`, an entry of `cell` on `level`, is a candidate of body i.
+fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, other: GridEntry) -> bool {
+    // Other cells share the bucket when their hashes collide.
+    if other.level != level || any(other.cell != cell) {
+        return false;
+    }
+    if level == me.level && other.body <= i {
+        return false; // the pair is the lower index's to report
+    }
+    if (me.layer & other.mask) == 0u || (other.layer & me.mask) == 0u {
+        return false;
+    }
+    return aabbs_overlap(box, aabbs[other.body]);
+}
+
+// Body i reads entries first .. end of `cell` on `level` and appends its candidates
+// there, counting them even when they do not fit (the host grows and reruns). They are
+// counted first and their slots taken with one atomic: a crowded cell would otherwise
+// queue every thread on the one counter. False once the count has passed the limit: the
+// frame will be refused, so the invocation stops (and the counter cannot wrap around).
+// Costs up to twice end - first loop iterations.
+fn scan_entries(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32) -> bool {
+    var found = 0u;
     for (var k = first; k < end; k++) {
-        let other = grid_entries[k];
-        // Other cells share the bucket when their hashes collide.
-        if other.level != level || any(other.cell != cell) {
-            continue;
-        }
-        if level == me.level && other.body <= i {
-            continue; // the pair is the lower index's to report
-        }
-        if (layer & other.mask) == 0u || (other.layer & me.mask) == 0u {
-            continue;
-        }
-        if aabbs_overlap(box, aabbs[other.body]) {
-            if !emit_candidate(vec2<u32>(min(i, other.body), max(i, other.body))) {
-                return false;
-            }
+        if is_candidate(i, me, box, level, cell, grid_entries[k]) {
+            found++;
         }
     }
-    return true;
+    if found == 0u {
+        return true;
+    }
+    if atomicLoad(&counters.candidates) >= params.candidate_limit {
+        return false;
+    }
+    var slot = atomicAdd(&counters.candidates, found);
+    for (var k = first; k < end; k++) {
+        let other = grid_entries[k];
+        if is_candidate(i, me, box, level, cell, other) {
+            if slot < params.candidate_capacity {
+                candidates[slot] = vec2<u32>(min(i, other.body), max(i, other.body));
+            }
+            slot++;
+        }
+    }
+    return slot <= params.candidate_limit;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -293,7 +306,6 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     if levels == 0u {
         return;
     }
-    let layer = me.layer;
     let box = aabbs[i];
     // Loop iterations so far; entries past SCAN_BUDGET are handed over, not read.
     var steps = 0u;
@@ -307,9 +319,9 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 let cell = vec2<i32>(x, y);
                 let bucket = buckets[cell_bucket(cell, level)];
                 let end = bucket.start + bucket.count;
-                if steps + bucket.count <= SCAN_BUDGET {
-                    steps += bucket.count;
-                    if !scan_entries(i, me, layer, box, level, cell, bucket.start, end) {
+                if steps + 2u * bucket.count <= SCAN_BUDGET {
+                    steps += 2u * bucket.count;
+                    if !scan_entries(i, me, box, level, cell, bucket.start, end) {
                         return;
                     }
                 } else {
@@ -340,8 +352,12 @@ fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
     if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) {
         return;
     }
+    // Once the frame is known to be refused, the remaining pieces need not be read.
+    if atomicLoad(&counters.candidates) >= params.candidate_limit {
+        return;
+    }
     let piece = deferred[t];
     let i = piece.body;
     let me = body_cells[i];
-    scan_entries(i, me, me.layer, aabbs[i], piece.level, piece.cell, piece.first, piece.end);
+    scan_entries(i, me, aabbs[i], piece.level, piece.cell, piece.first, piece.end);
 }

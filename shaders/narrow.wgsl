@@ -377,27 +377,57 @@ fn narrow_args() {
     dispatch_args[ARGS_NARROW] = dispatch_for(min(atomicLoad(&counters.candidates), params.candidate_capacity));
 }
 
+// The workgroup's colliding pairs, counted in workgroup memory, and where its run of
+// slots starts in the pair buffer: one global atomic per workgroup rather than per pair,
+// which a dense scene would otherwise queue every thread on.
+var<workgroup> group_pairs: atomic<u32>;
+var<workgroup> group_first_slot: u32;
+
 // One candidate: decided here when its test is one chunk, else handed to narrow_task.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let index = global_index(workgroup, local);
-    if index >= min(atomicLoad(&counters.candidates), params.candidate_capacity) {
-        return;
+    if local == 0u {
+        atomicStore(&group_pairs, 0u);
     }
-    let candidate = candidates[index];
+    workgroupBarrier();
+    let index = global_index(workgroup, local);
+    var candidate = vec2<u32>(0u);
+    var collides = false;
+    if index < min(atomicLoad(&counters.candidates), params.candidate_capacity) {
+        candidate = candidates[index];
+        collides = decide_or_hand_over(candidate);
+    }
+    var group_slot = 0u;
+    if collides {
+        group_slot = atomicAdd(&group_pairs, 1u);
+    }
+    workgroupBarrier();
+    if local == 0u {
+        let count = atomicLoad(&group_pairs);
+        if count != 0u {
+            group_first_slot = atomicAdd(&counters.pairs, count);
+        }
+    }
+    workgroupBarrier();
+    let slot = group_first_slot + group_slot;
+    if collides && slot < params.pair_capacity {
+        pairs[slot] = candidate;
+    }
+}
+
+// Whether a candidate whose test is one chunk collides; a longer test is handed to
+// narrow_task (and false returned: narrow_finish decides it).
+fn decide_or_hand_over(candidate: vec2<u32>) -> bool {
     let plan = plan_of(candidate.x, candidate.y);
     if plan.chunks <= 1u {
         let witness = plan.chunks == 1u && chunk_has_witness(plan, 0u);
-        if witness == witness_collides(plan) {
-            emit_pair(candidate);
-        }
-        return;
+        return witness == witness_collides(plan);
     }
     // Count past the ends, as every append does: the host grows and reruns.
     let long_index = atomicAdd(&counters.long_pairs, 1u);
     let first_task = atomicAdd(&counters.tasks, plan.chunks);
     if long_index >= params.long_pair_capacity {
-        return;
+        return false;
     }
     long_pairs[long_index].pair = candidate;
     long_pairs[long_index].first_task = first_task;
@@ -406,6 +436,7 @@ fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
     for (var t = first_task; t < end; t++) {
         tasks[t] = long_index;
     }
+    return false;
 }
 
 // Sizes the dispatches of narrow_task and narrow_finish.

@@ -370,6 +370,7 @@ impl GpuCollider {
             let limit = remaining.min(1 << 31) as u32;
             let frame = self.run(count, lookers, limit)?;
             let c = frame.counters;
+
             if c.unfinished > 0 {
                 return Err(Error::Gpu(format!(
                     "{} shader invocations stopped at their loop guard, so the frame's \
@@ -403,10 +404,26 @@ impl GpuCollider {
                     limit: self.max_pairs,
                 });
             }
-            if c.candidates > self.binding_items(size_of::<Pair>()) && lookers.1 - lookers.0 > 1 {
-                let middle = lookers.0 + (lookers.1 - lookers.0) / 2;
-                self.find_lookers(bodies, count, (lookers.0, middle), found)?;
-                return self.find_lookers(bodies, count, (middle, lookers.1), found);
+            let most = self.binding_items(size_of::<Pair>());
+            if c.candidates > most && lookers.1 - lookers.0 > 1 {
+                // Slices expected to fill half a binding each, with buffers of a whole
+                // one, so that each runs once; a slice that still overflows splits again.
+                if cap.candidates < most || cap.pairs < most {
+                    self.grow(Capacity {
+                        candidates: most,
+                        pairs: most,
+                        ..cap
+                    })?;
+                    self.upload_bodies(bodies);
+                }
+                let slices = c.candidates.div_ceil(most / 2).min(lookers.1 - lookers.0);
+                let span = lookers.1 - lookers.0;
+                for k in 0..slices {
+                    let first = lookers.0 + (span as u64 * k as u64 / slices as u64) as u32;
+                    let end = lookers.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
+                    self.find_lookers(bodies, count, (first, end), found)?;
+                }
+                return Ok(());
             }
             if c.candidates <= cap.candidates
                 && c.pairs <= cap.pairs
