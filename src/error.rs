@@ -27,17 +27,32 @@ impl fmt::Display for Location {
 /// A scene that breaks a rule of the scene format; the whole scene is refused.
 ///
 /// Displays as `shape 3: polygon: not convex (turns the other way at vertex 2)`:
-/// location, field, rule.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{location}: {field}: {rule}")]
+/// location, field, rule; or as `body 2: must be a JSON object, not a list` when the
+/// field is empty, the rule being about the shape, body or scene as a whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SceneError {
     /// The shape or body (or the scene itself) at fault.
     pub location: Location,
-    /// The field at fault, as spelled in the scene format (`polygon`, `x`, `mask`, ...).
+    /// The field at fault, as spelled in the scene format (`polygon`, `x`, `mask`, ...);
+    /// empty when the rule is about the object at `location` itself.
     pub field: String,
     /// The rule that was broken, in words.
     pub rule: String,
 }
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // An empty field would print `scene: : rule`, and naming the location again as
+        // the field would print `scene: scene: rule`.
+        if self.field.is_empty() {
+            write!(f, "{}: {}", self.location, self.rule)
+        } else {
+            write!(f, "{}: {}: {}", self.location, self.field, self.rule)
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
 
 impl SceneError {
     /// Builds an error for `location`, `field` and `rule`.
@@ -57,9 +72,37 @@ pub enum Error {
     /// The scene breaks a rule of the format; nothing was computed.
     #[error(transparent)]
     Scene(#[from] SceneError),
-    /// No usable GPU adapter was found.
+    /// wgpu found no adapter at all on the backends tried: the one case where installing
+    /// a (software) driver is the answer.
     #[error("no GPU adapter found ({0}); on a machine without a GPU install a software one, e.g. `apt-get install mesa-vulkan-drivers` for lavapipe, or use the cpu backend")]
     NoAdapter(String),
+    /// `WGPU_BACKEND` names something that is not a backend (wgpu itself would skip the
+    /// name with a log line nobody sees, and then find no adapter).
+    #[error("WGPU_BACKEND=`{value}`: {problem}; it takes backend names, comma-separated, in any case: vulkan (or vk), gl (or gles, opengl), metal (or mtl), dx12 (or d3d12), webgpu, noop")]
+    UnknownBackend {
+        /// The variable's value.
+        value: String,
+        /// What is wrong with it, e.g. ``"`bogus` is not a backend"``.
+        problem: String,
+    },
+    /// `WGPU_ADAPTER_NAME` is part of no adapter's name.
+    #[error("WGPU_ADAPTER_NAME=`{wanted}` is part of no adapter's name (case-insensitive); the adapters are: {}", .adapters.join("; "))]
+    AdapterNotFound {
+        /// The variable's value.
+        wanted: String,
+        /// Every adapter found, described (name, backend, type, driver).
+        adapters: Vec<String>,
+    },
+    /// Adapters exist (and match `WGPU_ADAPTER_NAME`, if set), but none can run the
+    /// pipeline: it needs compute shaders and indirect dispatch.
+    #[error("no adapter can run compute shaders with indirect dispatch, which the gpu backend needs (use the cpu backend); the adapters are: {}", .adapters.join("; "))]
+    NoUsableAdapter {
+        /// The adapters considered, described.
+        adapters: Vec<String>,
+    },
+    /// Every usable adapter refused to open a device.
+    #[error("no adapter could open a device: {0}")]
+    NoDevice(String),
     /// The adapter refused to open a device.
     #[error("could not open a device on adapter `{adapter}`: {reason}")]
     RequestDevice {

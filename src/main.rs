@@ -9,10 +9,14 @@
 //! ```
 //!
 //! Every command exits with 0 on success and 1 on refused input (options included) or
-//! any failure, with the message on stderr.
+//! any failure, with the message on stderr. Standard output is written with its errors
+//! checked: a full disk is a failure (`error: cannot write standard output: ...`), but a
+//! reader that stops reading (`gpu-collide pairs s.json | head -c 10`, a broken pipe)
+//! ends the output quietly and does not change the exit status: what it read was right,
+//! and stopping early was its choice (ripgrep does the same).
 
-use std::io::Read;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -56,15 +60,16 @@ enum Command {
         /// A scene name (bullet-hell, mixed, bitmask) or a scene file [default: all three names].
         #[arg(long, value_name = "FILE|NAME")]
         scene: Option<String>,
-        /// Body counts, comma-separated [default: 1000,10000,100000,1000000 for
-        /// bullet-hell, 1000,10000 for the others]. Not for a scene file.
+        /// Body counts, comma-separated, each from 1 to 16777216 [default:
+        /// 1000,10000,100000,1000000 for bullet-hell, 1000,10000 for the others]. Not for
+        /// a scene file.
         #[arg(
             long,
             value_name = "N[,N...]",
             value_delimiter = ',',
-            value_parser = count
+            value_parser = bodies_count
         )]
-        bodies: Option<Vec<u64>>,
+        bodies: Option<Vec<usize>>,
         /// Backends to run, comma-separated [default: all; the gpu is skipped with a
         /// warning when there is no adapter].
         #[arg(
@@ -74,11 +79,11 @@ enum Command {
             value_delimiter = ','
         )]
         backend: Option<Vec<gpu_collide::bench::Backend>>,
-        /// Timed frames per run, after one warm-up frame; a run stops early once its
-        /// timed frames add up to 10 s.
-        #[arg(long, value_name = "K", default_value_t = gpu_collide::bench::DEFAULT_FRAMES as u64,
-              value_parser = count)]
-        frames: u64,
+        /// Timed frames per run (1 to 10000), after one warm-up frame; a run stops early
+        /// once its timed frames add up to 10 s.
+        #[arg(long, value_name = "K", default_value_t = gpu_collide::bench::DEFAULT_FRAMES,
+              value_parser = frames_count)]
+        frames: usize,
         /// Write the JSON report here [default: DIR/bench.json].
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -96,6 +101,19 @@ enum Backend {
     Cpu,
 }
 
+impl Command {
+    /// Whether the command may open wgpu.
+    fn may_use_gpu(&self) -> bool {
+        match self {
+            Command::Pairs { backend, .. } => matches!(backend, Backend::Gpu),
+            Command::Adapters => true,
+            Command::Bench { backend, .. } => backend
+                .as_ref()
+                .is_none_or(|b| b.contains(&gpu_collide::bench::Backend::Gpu)),
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // Usage errors exit with 1 like every other refusal (clap's own choice would be 2);
     // --help and --version print to stdout and succeed.
@@ -110,6 +128,12 @@ fn main() -> ExitCode {
             };
         }
     };
+    // Removed (if still empty) when it goes out of scope, at the end of main.
+    let _runtime_dir = cli
+        .command
+        .may_use_gpu()
+        .then(RuntimeDir::provide)
+        .flatten();
     let result = match cli.command {
         Command::Pairs {
             scene,
@@ -126,9 +150,9 @@ fn main() -> ExitCode {
             out,
         } => bench(BenchOptions {
             scene: scene.as_deref().map(SceneChoice::parse),
-            bodies: bodies.map(|b| b.into_iter().map(|n| n as usize).collect()),
+            bodies,
             backends: backend,
-            frames: frames as usize,
+            frames,
             json,
             out,
         }),
@@ -136,32 +160,101 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            note(&format!("error: {error}"));
             ExitCode::FAILURE
         }
     }
 }
 
-fn read_text(path: &PathBuf) -> Result<String, Error> {
-    let io_error = |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(io_error)?;
-        Ok(text)
-    } else {
-        std::fs::read_to_string(path).map_err(io_error)
+/// A private, empty directory standing in for `XDG_RUNTIME_DIR` while this process runs.
+///
+/// Why: Mesa's Vulkan device-select layer, loaded implicitly into every Vulkan instance,
+/// asks libwayland for the compositor's GPU whenever the instance enables
+/// VK_KHR_wayland_surface, which wgpu always does. With `XDG_RUNTIME_DIR` unset (a
+/// container, ssh, cron, CI) libwayland then prints `error: XDG_RUNTIME_DIR is invalid
+/// or not set in the environment.` on stderr, twice per wgpu instance, which a user reads
+/// as this program failing. With the variable naming an empty directory, libwayland finds
+/// no compositor socket there and fails quietly, as it failed (loudly) without it: the
+/// layer's choice of devices is the same either way.
+///
+/// Only the binary does this: a library must not change the environment behind its
+/// caller's back. A variable the user set (to an absolute path, as libwayland requires)
+/// is left alone.
+struct RuntimeDir(PathBuf);
+
+impl RuntimeDir {
+    /// Creates the directory (mode 0700, named after the process, so only this process
+    /// uses it) and points `XDG_RUNTIME_DIR` at it, when the variable is unset or not
+    /// absolute. `None` when nothing needed doing, or the directory could not be made (the
+    /// message then appears, which is harmless).
+    #[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+    fn provide() -> Option<Self> {
+        use std::os::unix::fs::DirBuilderExt;
+        if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).is_absolute()) {
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!("gpu-collide-runtime-{}", std::process::id()));
+        // `create`, not `create_all`: a directory left there by someone else is not ours.
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).ok()?;
+        // Before any thread exists (main has started none yet), so no one reads the
+        // environment while it changes.
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        Some(RuntimeDir(dir))
+    }
+
+    /// Nothing to do where there is no Wayland.
+    #[cfg(not(all(unix, not(target_vendor = "apple"), not(target_os = "android"))))]
+    fn provide() -> Option<Self> {
+        None
     }
 }
 
-fn pairs(path: &PathBuf, backend: Backend, out: Option<&PathBuf>) -> Result<(), Error> {
+impl Drop for RuntimeDir {
+    fn drop(&mut self) {
+        // `remove_dir` only removes it empty: anything inside was not put there by us.
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// Writes a line to standard error. A failure to write it is ignored: there is nowhere
+/// left to report it, and it must not turn a run that worked into a panic.
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// Writes `text` to standard output and flushes it. A broken pipe (the reader stopped
+/// reading) is not an error, see the module's documentation; any other failure is.
+fn print_out(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
+            path: "standard output".into(),
+            source: error,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The scene file's text, or standard input's for `-`, at most
+/// [`gpu_collide::scene::MAX_SCENE_BYTES`].
+fn read_text(path: &Path) -> Result<String, Error> {
+    let limit = gpu_collide::scene::MAX_SCENE_BYTES;
+    if path.as_os_str() == "-" {
+        gpu_collide::scene::read_text(std::io::stdin().lock(), "standard input", limit)
+    } else {
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|source| Error::Io {
+            path: name.clone(),
+            source,
+        })?;
+        gpu_collide::scene::read_text(file, &name, limit)
+    }
+}
+
+fn pairs(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), Error> {
     let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
     for warning in &parsed.warnings {
-        eprintln!("warning: {warning}");
+        note(&format!("warning: {warning}"));
     }
     let scene = parsed.scene;
     let library = scene.validate()?;
@@ -169,25 +262,22 @@ fn pairs(path: &PathBuf, backend: Backend, out: Option<&PathBuf>) -> Result<(), 
         Backend::Cpu => Box::new(CpuCollider::new(library)),
         Backend::Gpu => Box::new(GpuCollider::new(&GpuContext::new()?, library)?),
     };
-    eprintln!("backend: {}", collider.describe());
+    note(&format!("backend: {}", collider.describe()));
     let start = Instant::now();
     let found = collider.find_pairs(&scene.bodies)?;
-    eprintln!(
+    note(&format!(
         "{} bodies, {} pairs in {:.1} ms",
         scene.bodies.len(),
         found.len(),
         start.elapsed().as_secs_f64() * 1e3
-    );
-    let text = pairs_json(&found);
+    ));
+    let text = pairs_json(&found) + "\n";
     match out {
-        Some(file) => std::fs::write(file, text + "\n").map_err(|source| Error::Write {
+        Some(file) => std::fs::write(file, text).map_err(|source| Error::Write {
             path: file.display().to_string(),
             source,
         }),
-        None => {
-            println!("{text}");
-            Ok(())
-        }
+        None => print_out(&text),
     }
 }
 
@@ -197,50 +287,68 @@ fn pairs_json(pairs: &[Pair]) -> String {
 }
 
 fn adapters() -> Result<(), Error> {
-    let all = pollster::block_on(gpu_collide::gpu::all_adapters());
-    let usable = pollster::block_on(gpu_collide::gpu::usable_adapters());
+    let all = pollster::block_on(gpu_collide::gpu::all_adapters())?;
+    let usable = pollster::block_on(gpu_collide::gpu::usable_adapters())?;
+    let wanted = std::env::var("WGPU_ADAPTER_NAME").ok();
+    let mut text = String::new();
     if all.is_empty() {
-        println!("no adapters found");
+        text.push_str("no adapters found\n");
     }
     for adapter in &usable {
-        println!(
-            "usable    {}",
-            gpu_collide::gpu::describe_adapter(&adapter.get_info())
-        );
+        let info = adapter.get_info();
+        text += &format!("usable    {}\n", gpu_collide::gpu::describe_adapter(&info));
     }
     for adapter in &all {
         let info = adapter.get_info();
         if !usable.iter().any(|u| u.get_info() == info) {
-            println!(
-                "unusable  {} (no compute shaders or indirect dispatch, or not WGPU_ADAPTER_NAME)",
+            let why = match &wanted {
+                Some(name) if !info.name.to_lowercase().contains(&name.to_lowercase()) => {
+                    format!("its name does not contain WGPU_ADAPTER_NAME=`{name}`")
+                }
+                _ => "no compute shaders or indirect dispatch".to_string(),
+            };
+            text += &format!(
+                "unusable  {} ({why})\n",
                 gpu_collide::gpu::describe_adapter(&info)
             );
         }
     }
-    Ok(())
+    print_out(&text)
 }
 
-/// A count option's value: a whole number, at least 1.
-fn count(text: &str) -> Result<u64, String> {
+/// A count option's value: a whole number from 1 to `max`.
+fn count(text: &str, max: usize) -> Result<usize, String> {
     match text.trim().parse::<u64>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("`{text}` is not a whole number of at least 1")),
+        Ok(n) if (1..=max as u64).contains(&n) => Ok(n as usize),
+        _ => Err(format!("`{text}` is not a whole number from 1 to {max}")),
     }
 }
 
+/// `--bodies`: see [`gpu_collide::bench::MAX_BODIES`].
+fn bodies_count(text: &str) -> Result<usize, String> {
+    count(text, gpu_collide::bench::MAX_BODIES)
+}
+
+/// `--frames`: see [`gpu_collide::bench::MAX_FRAMES`].
+fn frames_count(text: &str) -> Result<usize, String> {
+    count(text, gpu_collide::bench::MAX_FRAMES)
+}
+
 /// Runs the benchmark, prints the table and writes the JSON, plot and table files.
-/// Fails (after writing them) when some run failed.
+/// Fails (after writing them) when some run failed, or the table could not be printed.
 fn bench(options: BenchOptions) -> Result<(), Error> {
     let bar = gpu_collide::bench::progress_bar();
     let report = gpu_collide::bench::run(&options, &bar)?;
-    print!("{}", report.table());
+    // The files are the results that last: written even when standard output fails.
+    let printed = print_out(&report.table());
     let outputs = gpu_collide::bench::write_outputs(&report, &options)?;
-    eprintln!(
+    note(&format!(
         "wrote {}, {} and {}",
         outputs.json.display(),
         outputs.plot.display(),
         outputs.table.display()
-    );
+    ));
+    printed?;
     match report.failed.len() {
         0 => Ok(()),
         n => Err(Error::Report(format!(

@@ -1,10 +1,18 @@
 //! Scenes and the scene file format (`spec/scene-format.md`): reading JSON with an error
 //! that names the shape or body, the field and the rule; writing it back.
+//!
+//! Messages quote values from the file cut to [`QUOTE_CHARS`] characters, so that a
+//! 400 KB string or a 309-digit number makes a one-line error, not a screenful.
 
-use serde_json::{json, Map, Value};
+use std::cell::RefCell;
+use std::fmt;
+use std::io::Read;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{json, Map, Number, Value};
 
 use crate::body::Body;
-use crate::error::{Location, SceneError};
+use crate::error::{Error, Location, SceneError};
 use crate::library::{ShapeLibrary, MAX_BITMASK_COORDINATE};
 use crate::shapes::{Bitmask, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
 
@@ -40,10 +48,11 @@ impl Scene {
     }
 
     /// [`Scene::from_json`], also returning warnings about ignored fields.
+    ///
+    /// A key given twice in one object is refused: serde_json would keep the last one
+    /// silently, and the file's author meant one of them.
     pub fn from_json_with_warnings(text: &str) -> Result<ParsedScene, SceneError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            SceneError::new(Location::Scene, "json", format!("not valid JSON: {e}"))
-        })?;
+        let value = parse_json(text)?;
         let mut warnings = Vec::new();
         let scene = parse_scene(&value, &mut warnings)?;
         scene.validate()?;
@@ -128,11 +137,18 @@ impl<'a> Fields<'a> {
         SceneError::new(self.location, field, rule)
     }
 
+    /// The fields the format does not know, quoted for a message.
+    fn unknown(&self) -> Vec<String> {
+        self.object
+            .keys()
+            .filter(|key| !self.known.contains(&key.as_str()))
+            .map(|key| quote(&format!("{key:?}")))
+            .collect()
+    }
+
     fn warn_unknown(&self, warnings: &mut Vec<String>) {
-        for key in self.object.keys() {
-            if !self.known.contains(&key.as_str()) {
-                warnings.push(format!("{}: unknown field {key:?} ignored", self.location));
-            }
+        for key in self.unknown() {
+            warnings.push(format!("{}: unknown field {key} ignored", self.location));
         }
     }
 
@@ -166,7 +182,7 @@ impl<'a> Fields<'a> {
             Some(n) if n <= max => Ok(Some(n)),
             _ => Err(self.error(
                 field,
-                format!("must be a whole number from 0 to {max}, not {v}"),
+                format!("must be a whole number from 0 to {max}, not {}", quote(v)),
             )),
         }
     }
@@ -184,22 +200,312 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
+/// Most characters of a value from the file that a message quotes; longer ones are cut
+/// and end in `…`.
+pub const QUOTE_CHARS: usize = 40;
+
+/// `value` as text for a message, cut to [`QUOTE_CHARS`] characters.
+fn quote(value: &(impl fmt::Display + ?Sized)) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(QUOTE_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
+}
+
+/// A number from the file for a message: Rust prints `1e300` as 301 digits, so large and
+/// tiny magnitudes are written with an exponent.
+fn number_text(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-6..1e16).contains(&magnitude) {
+        quote(&format!("{value:e}"))
+    } else {
+        quote(&value)
+    }
+}
+
 /// An f64 from the file as the f32 every backend computes with, refusing what f32 cannot hold.
 fn to_f32(fields: &Fields, field: &str, value: f64) -> Result<f32, SceneError> {
     let single = value as f32;
     if !single.is_finite() {
-        return Err(fields.error(field, format!("{value} is too large for a 32-bit float")));
+        return Err(fields.error(
+            field,
+            format!("{} is too large for a 32-bit float", number_text(value)),
+        ));
     }
     Ok(single)
 }
 
+/// Parses JSON text into a [`Value`], refusing a key repeated within one object, with
+/// an error naming the key and the shape or body it is in.
+fn parse_json(text: &str) -> Result<Value, SceneError> {
+    let duplicate = RefCell::new(None);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    // serde_json's own recursion limit (128 levels) still applies: it counts in the
+    // deserializer, whatever builds the values.
+    let value = ValueSeed {
+        path: &JsonPath::Top,
+        duplicate: &duplicate,
+    }
+    .deserialize(&mut deserializer)
+    .and_then(|value| deserializer.end().map(|()| value));
+    value.map_err(|e| {
+        duplicate.take().unwrap_or_else(|| {
+            SceneError::new(Location::Scene, "json", format!("not valid JSON: {e}"))
+        })
+    })
+}
+
+/// Where a JSON value sits: the keys and list indices leading to it from the top,
+/// each step pointing to its parent (no allocation while all goes well).
+enum JsonPath<'a> {
+    Top,
+    Key(&'a JsonPath<'a>, &'a str),
+    Index(&'a JsonPath<'a>, usize),
+}
+
+impl JsonPath<'_> {
+    /// The steps from the top down.
+    fn steps(&self) -> Vec<&JsonPath<'_>> {
+        let mut steps = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                JsonPath::Top => break,
+                JsonPath::Key(parent, _) | JsonPath::Index(parent, _) => {
+                    steps.push(at);
+                    at = parent;
+                }
+            }
+        }
+        steps.reverse();
+        steps
+    }
+
+    /// The error for `key`, given twice in the object at this path: located at the shape
+    /// or body the object is (or is inside of), else at the scene; naming the object
+    /// within it when it is not the shape or body itself.
+    fn duplicate(&self, key: &str) -> SceneError {
+        let steps = self.steps();
+        let (location, inner) = match steps.as_slice() {
+            [JsonPath::Key(_, "shapes"), JsonPath::Index(_, i), rest @ ..] => {
+                (Location::Shape(*i), rest)
+            }
+            [JsonPath::Key(_, "bodies"), JsonPath::Index(_, i), rest @ ..] => {
+                (Location::Body(*i), rest)
+            }
+            all => (Location::Scene, all),
+        };
+        let within: Vec<String> = inner
+            .iter()
+            .map(|step| match step {
+                JsonPath::Key(_, key) => quote(key),
+                JsonPath::Index(_, i) => format!("[{i}]"),
+                JsonPath::Top => String::new(),
+            })
+            .collect();
+        let rule = if within.is_empty() {
+            "is given more than once; each key may appear once".to_string()
+        } else {
+            format!(
+                "is given more than once in `{}`; each key may appear once",
+                within.join(".").replace(".[", "[")
+            )
+        };
+        SceneError::new(location, quote(key), rule)
+    }
+}
+
+/// Builds a [`Value`] as serde_json's own `Deserialize` does, but fails on a repeated
+/// key, leaving the error (which knows where) in `duplicate`.
+#[derive(Clone, Copy)]
+struct ValueSeed<'a> {
+    path: &'a JsonPath<'a>,
+    duplicate: &'a RefCell<Option<SceneError>>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let path = JsonPath::Index(self.path, items.len());
+            let seed = ValueSeed {
+                path: &path,
+                duplicate: self.duplicate,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                let error = self.path.duplicate(&key);
+                let message = error.to_string();
+                self.duplicate.replace(Some(error));
+                return Err(de::Error::custom(message));
+            }
+            let path = JsonPath::Key(self.path, &key);
+            let value = map.next_value_seed(ValueSeed {
+                path: &path,
+                duplicate: self.duplicate,
+            })?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// Most bytes of a scene file [`read_text`] reads by default: 1 GiB, some twenty
+/// million bodies, past what the benchmark's generators make; a larger input is more
+/// likely a device or a wrong file than a scene.
+pub const MAX_SCENE_BYTES: u64 = 1 << 30;
+
+/// Reads the text of a scene file (named `name` in errors) from `reader`, at most
+/// `limit` bytes. Stops at the first byte that is not whitespace if it is not `{`: a
+/// scene is a JSON object, and `/dev/zero` or a binary file must not be read to the
+/// end (or to the limit) before being refused.
+pub fn read_text(reader: impl Read, name: &str, limit: u64) -> Result<String, Error> {
+    let io_error = |source| Error::Io {
+        path: name.to_string(),
+        source,
+    };
+    let mut reader = reader.take(limit.saturating_add(1));
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut started = false;
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_error(e)),
+        };
+        let new = &chunk[..n];
+        if !started {
+            if let Some(k) = new.iter().position(|b| !b" \t\n\r".contains(b)) {
+                if new[k] != b'{' {
+                    return Err(SceneError::new(
+                        Location::Scene,
+                        "",
+                        format!(
+                            "must be a JSON object, which starts with `{{`, but byte {} is {}",
+                            bytes.len() + k,
+                            byte_text(new[k])
+                        ),
+                    )
+                    .into());
+                }
+                started = true;
+            }
+        }
+        bytes.extend_from_slice(new);
+        if bytes.len() as u64 > limit {
+            return Err(io_error(std::io::Error::other(format!(
+                "larger than {}, the most a scene may be",
+                bytes_text(limit)
+            ))));
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        io_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (byte {at})"),
+        ))
+    })
+}
+
+/// A byte for a message: `'['` when printable ASCII, else `0x00`.
+fn byte_text(byte: u8) -> String {
+    if byte.is_ascii_graphic() {
+        format!("'{}'", byte as char)
+    } else {
+        format!("0x{byte:02X}")
+    }
+}
+
+/// `1 GiB`, `512 KiB`, or bytes.
+fn bytes_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
 fn parse_scene(value: &Value, warnings: &mut Vec<String>) -> Result<Scene, SceneError> {
-    let top = Fields::new(Location::Scene, value, "scene", &["shapes", "bodies"])?;
+    let top = Fields::new(Location::Scene, value, "", &["shapes", "bodies"])?;
     top.warn_unknown(warnings);
     let list = |field: &str| -> Result<&[Value], SceneError> {
         match top.object.get(field) {
-            // An absent list is an empty one: `{}` is the empty scene.
-            None => Ok(&[]),
+            // Both lists are required, empty or not: an absent one is more likely a
+            // misspelt key (`boKies`) than a wish for no bodies.
+            None => {
+                let unknown = top.unknown();
+                Err(top.error(
+                    field,
+                    if unknown.is_empty() {
+                        "is required (a list, which may be empty)".to_string()
+                    } else {
+                        format!(
+                            "is required (a list, which may be empty); the scene has unknown field {}: misspelt?",
+                            unknown.join(", ")
+                        )
+                    },
+                ))
+            }
             Some(Value::Array(items)) => Ok(items),
             Some(other) => Err(top.error(field, format!("must be a list, not {}", kind_of(other)))),
         }
@@ -224,7 +530,7 @@ fn parse_shape(
     value: &Value,
     warnings: &mut Vec<String>,
 ) -> Result<Shape, SceneError> {
-    let fields = Fields::new(location, value, "shape", SHAPE_KINDS)?;
+    let fields = Fields::new(location, value, "", SHAPE_KINDS)?;
     fields.warn_unknown(warnings);
     let present: Vec<&str> = SHAPE_KINDS
         .iter()
@@ -233,7 +539,7 @@ fn parse_shape(
         .collect();
     let [kind] = present[..] else {
         return Err(fields.error(
-            "shape",
+            "",
             format!(
                 "must have exactly one of `polygon`, `circle`, `bitmask` (found {})",
                 if present.is_empty() {
@@ -262,7 +568,10 @@ fn parse_shape(
                 let Some((x, y)) = xy else {
                     return Err(fields.error(
                         "polygon",
-                        format!("vertex {k} must be [x, y] with two numbers, not {item}"),
+                        format!(
+                            "vertex {k} must be [x, y] with two numbers, not {}",
+                            quote(item)
+                        ),
                     ));
                 };
                 vertices.push(glam::Vec2::new(
@@ -277,7 +586,10 @@ fn parse_shape(
             if !(radius.is_finite() && radius > 0.0) {
                 return Err(fields.error(
                     "circle",
-                    format!("radius {radius} must be finite and greater than 0"),
+                    format!(
+                        "radius {} must be finite and greater than 0",
+                        number_text(radius)
+                    ),
                 ));
             }
             let single = to_f32(&fields, "circle", radius)?;
@@ -354,7 +666,7 @@ fn parse_body(
     let fields = Fields::new(
         location,
         value,
-        "body",
+        "",
         &["shape", "x", "y", "angle", "layer", "mask"],
     )?;
     fields.warn_unknown(warnings);
@@ -376,13 +688,22 @@ fn parse_body(
         // Checked here in f64: rounding to f32 could make 3.0000001 look whole.
         for (field, v) in [("x", x), ("y", y)] {
             if v.fract() != 0.0 || v.abs() > MAX_BITMASK_COORDINATE as f64 {
-                return Err(fields.error(field, format!("a bitmask body must sit on a whole number within ±{MAX_BITMASK_COORDINATE}, not {v}")));
+                return Err(fields.error(
+                    field,
+                    format!(
+                        "a bitmask body must sit on a whole number within ±{MAX_BITMASK_COORDINATE}, not {}",
+                        number_text(v)
+                    ),
+                ));
             }
         }
         if angle != 0.0 {
             return Err(fields.error(
                 "angle",
-                format!("a bitmask body cannot be rotated (angle {angle})"),
+                format!(
+                    "a bitmask body cannot be rotated (angle {})",
+                    number_text(angle)
+                ),
             ));
         }
     }
@@ -401,4 +722,60 @@ fn parse_body(
         layer: filter("layer")?,
         mask: filter("mask")?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(bytes: &[u8], limit: u64) -> Result<String, String> {
+        read_text(bytes, "input", limit).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reading_stops_at_a_first_byte_that_cannot_start_a_scene() {
+        assert_eq!(read(b" \n\t{}", 100).as_deref(), Ok(" \n\t{}"));
+        let message = read(b"\n  [1, 2]", 100).expect_err("a list is not a scene");
+        assert!(message.contains("byte 3 is '['"), "{message}");
+        // An endless source of zeros is refused after the first read, not at the limit.
+        let message = read_text(std::io::repeat(0), "zeros", u64::MAX)
+            .expect_err("zeros are not a scene")
+            .to_string();
+        assert!(message.contains("byte 0 is 0x00"), "{message}");
+    }
+
+    #[test]
+    fn reading_stops_past_the_limit_naming_it() {
+        assert!(read(b"{}          ", 12).is_ok());
+        let message = read(b"{}           ", 12).expect_err("one byte too many");
+        assert!(
+            message.contains("input") && message.contains("larger than 12 bytes"),
+            "{message}"
+        );
+        // Endless whitespace: the first byte is never known, the limit still holds.
+        let message = read_text(std::io::repeat(b' '), "spaces", 1 << 20)
+            .expect_err("endless")
+            .to_string();
+        assert!(message.contains("larger than 1 MiB"), "{message}");
+    }
+
+    #[test]
+    fn reading_refuses_text_that_is_not_utf8() {
+        let message = read(b"{\"a\": \"\xff\"}", 100).expect_err("not UTF-8");
+        assert!(
+            message.contains("UTF-8") && message.contains("byte 7"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn quotes_are_cut_and_numbers_short() {
+        assert_eq!(quote("short"), "short");
+        let long = "é".repeat(100);
+        assert_eq!(quote(&long), format!("{}…", "é".repeat(QUOTE_CHARS)));
+        assert_eq!(number_text(1e300), "1e300");
+        assert_eq!(number_text(-2.5), "-2.5");
+        assert_eq!(number_text(3.0), "3");
+        assert_eq!(number_text(1e-300), "1e-300");
+    }
 }

@@ -2,7 +2,7 @@
 //! agreement between backends, and refusals of bad options. CPU backends only, small
 //! scenes: a few seconds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -130,7 +130,7 @@ fn a_scene_file_runs_its_own_bodies_and_json_goes_where_asked() {
 
     // The empty scene is a scene too: no pairs, and a plot that says there is nothing to plot.
     let empty = out.join("empty.json");
-    std::fs::write(&empty, "{}").expect("scene written");
+    std::fs::write(&empty, r#"{"shapes": [], "bodies": []}"#).expect("scene written");
     let result = bench(&[
         "--scene",
         empty.to_str().expect("utf-8 path"),
@@ -166,6 +166,20 @@ fn bad_options_exit_1_with_a_clear_message() {
             vec!["cannot read /missing.json", "not a scene name"],
         ),
         (vec!["--frames", "0", "--out", out], vec!["--frames", "`0`"]),
+        // Bounded, so that a stray digit is refused instead of aborting the process
+        // when an allocation fails.
+        (
+            vec!["--bodies", "99999999999", "--out", out],
+            vec!["--bodies", "`99999999999`", "1 to 16777216"],
+        ),
+        (
+            vec!["--bodies", "1000,4294967296", "--out", out],
+            vec!["--bodies", "`4294967296`", "1 to 16777216"],
+        ),
+        (
+            vec!["--frames", "99999999999999", "--out", out],
+            vec!["--frames", "`99999999999999`", "1 to 10000"],
+        ),
     ] {
         let result = bench(&args);
         let stderr = String::from_utf8_lossy(&result.stderr);
@@ -178,4 +192,134 @@ fn bad_options_exit_1_with_a_clear_message() {
         !std::path::Path::new(out).exists(),
         "nothing is written when the options are refused"
     );
+}
+
+#[test]
+fn unusable_outputs_are_refused_before_the_benchmark_runs() {
+    let base = out_dir("outputs");
+    std::fs::create_dir_all(&base).expect("base dir");
+    let file = base.join("a-file");
+    std::fs::write(&file, "not a directory").expect("file written");
+    let file_text = file.to_str().expect("utf-8 path");
+    let inside_file = file.join("report.json");
+    let inside_text = inside_file.to_str().expect("utf-8 path");
+    let out = base.join("out");
+    let out_text = out.to_str().expect("utf-8 path");
+    let mut cases = vec![
+        (
+            vec!["--out", file_text],
+            vec!["--out", file_text, "is not a directory"],
+        ),
+        (
+            vec!["--out", out_text, "--json", inside_text],
+            vec!["--json", inside_text, "is not a directory"],
+        ),
+        (
+            vec!["--out", out_text, "--json", out_text],
+            vec!["cannot write", out_text, "is a directory"],
+        ),
+    ];
+    if Path::new("/dev/full").exists() {
+        cases.push((
+            vec!["--out", "/dev/full"],
+            vec!["--out /dev/full", "is not a directory"],
+        ));
+    }
+    for (mut args, words) in cases {
+        args.extend([
+            "--scene",
+            "bullet-hell",
+            "--bodies",
+            "2000",
+            "--frames",
+            "1",
+        ]);
+        args.extend(["--backend", "cpu"]);
+        let result = bench(&args);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(1), "{args:?}: {stderr}");
+        for word in words {
+            assert!(stderr.contains(word), "{args:?}: `{stderr}` lacks `{word}`");
+        }
+        assert!(!stderr.contains("File exists"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("bodies on cpu"),
+            "{args:?}: refused only after running: {stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn the_table_on_a_full_or_closed_stdout_does_not_panic_and_the_files_are_written() {
+    let out = out_dir("stdout");
+    let args = [
+        "--scene",
+        "bullet-hell",
+        "--bodies",
+        "300",
+        "--frames",
+        "1",
+        "--backend",
+        "cpu",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ];
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let closed = Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
+        .arg("bench")
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&closed.stderr);
+    assert_eq!(closed.status.code(), Some(0), "| closed: {stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("error:"),
+        "{stderr}"
+    );
+    assert!(out.join("table.txt").exists(), "| closed: {stderr}");
+
+    if Path::new("/dev/full").exists() {
+        let _ = std::fs::remove_dir_all(&out);
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full opens");
+        let result = Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
+            .arg("bench")
+            .args(args)
+            .stdout(full)
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(1), "> /dev/full: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(
+            stderr.contains("error: cannot write standard output: "),
+            "{stderr}"
+        );
+        assert!(out.join("bench.json").exists(), "> /dev/full: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_scene_that_is_not_a_json_object_is_refused_at_its_first_byte() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let out = out_dir("zero");
+    let result = bench(&[
+        "--scene",
+        "/dev/zero",
+        "--backend",
+        "cpu",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("byte 0 is 0x00"), "{stderr}");
 }

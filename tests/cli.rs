@@ -1,14 +1,28 @@
 //! The `gpu-collide` binary as a user runs it: output format, exit status, errors.
 
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::support::{gpu, SPEC_EXAMPLE};
 
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gpu-collide"));
+    command.args(args);
+    command
+}
+
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
-        .args(args)
-        .output()
-        .expect("binary runs")
+    command(args).output().expect("binary runs")
+}
+
+/// Checks stderr carries no panic and no driver noise posing as our error.
+fn assert_clean_stderr(what: &str, stderr: &str) {
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("error: XDG")),
+        "{what}: libwayland's complaint leaked: {stderr}"
+    );
 }
 
 fn write_scene(name: &str, text: &str) -> String {
@@ -50,14 +64,12 @@ fn pairs_prints_sorted_pairs_on_every_backend() {
 
 #[test]
 fn empty_scene_gives_no_pairs() {
-    for text in [r###"{"shapes": [], "bodies": []}"###, "{}"] {
-        let path = write_scene("empty.json", text);
-        for backend in backends() {
-            let out = run(&["pairs", &path, "--backend", backend]);
-            assert!(out.status.success(), "{backend}");
-            let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-            assert_eq!(value, serde_json::json!({"pairs": []}), "{backend}");
-        }
+    let path = write_scene("empty.json", r###"{"shapes": [], "bodies": []}"###);
+    for backend in backends() {
+        let out = run(&["pairs", &path, "--backend", backend]);
+        assert!(out.status.success(), "{backend}");
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(value, serde_json::json!({"pairs": []}), "{backend}");
     }
 }
 
@@ -80,10 +92,18 @@ fn refused_input_exits_1_with_the_message_on_stderr() {
         r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 3, "x": 0, "y": 0}]}"###,
     );
     let missing = "/nonexistent/scene.json".to_string();
+    // Not an empty scene: both lists are required, and `boKies` is a typo.
+    let misspelt = write_scene("misspelt.json", r###"{"shapes": [], "boKies": []}"###);
+    let twice = write_scene(
+        "twice.json",
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "x": 9, "y": 0}]}"###,
+    );
     for backend in backends() {
         for (path, words) in [
             (&bad, ["body 0", "shape"]),
             (&missing, ["cannot read", "scene.json"]),
+            (&misspelt, ["bodies", "boKies"]),
+            (&twice, ["body 0", "x: is given more than once"]),
         ] {
             let out = run(&["pairs", path, "--backend", backend]);
             let stderr = String::from_utf8_lossy(&out.stderr);
@@ -108,5 +128,166 @@ fn adapters_lists_something_or_says_none() {
         assert!(stdout.contains("usable"), "{stdout}");
     } else {
         assert!(!stdout.is_empty());
+    }
+}
+
+#[test]
+fn output_errors_are_reported_and_a_closed_pipe_ends_quietly() {
+    let path = write_scene("spec-stdout.json", SPEC_EXAMPLE);
+    let mut cases: Vec<Vec<&str>> = backends()
+        .into_iter()
+        .map(|b| vec!["pairs", path.as_str(), "--backend", b])
+        .collect();
+    cases.push(vec!["adapters"]);
+    for args in cases {
+        // A reader that has gone (`| head -c 0`): the pipe's read end is closed before
+        // the program writes, so its write surely fails with a broken pipe.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = command(&args).stdout(writer).output().expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?} | closed: {stderr}");
+        assert_clean_stderr(&format!("{args:?} | closed"), &stderr);
+        assert!(!stderr.contains("error:"), "{args:?} | closed: {stderr}");
+
+        // A full disk is a failure, said plainly.
+        if Path::new("/dev/full").exists() {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full opens");
+            let out = command(&args).stdout(full).output().expect("binary runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?} > /dev/full: {stderr}");
+            assert_clean_stderr(&format!("{args:?} > /dev/full"), &stderr);
+            assert!(
+                stderr.contains("error: cannot write standard output: "),
+                "{args:?} > /dev/full: {stderr}"
+            );
+        }
+    }
+}
+
+/// Runs `command`, failing the test if it takes more than `limit`.
+fn output_within(mut command: Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[test]
+fn input_that_cannot_be_a_scene_is_refused_at_its_first_byte() {
+    let list = write_scene("list.json", "\n  [1, 2, 3]");
+    let mut cases = vec![(
+        command(&["pairs", &list, "--backend", "cpu"]),
+        "byte 3 is '['",
+    )];
+    // Standard input too.
+    let mut stdin = command(&["pairs", "-", "--backend", "cpu"]);
+    stdin.stdin(std::fs::File::open(&list).expect("scene opens"));
+    cases.push((stdin, "byte 3 is '['"));
+    if Path::new("/dev/zero").exists() {
+        // Endless: read to the end, it took all memory.
+        cases.push((
+            command(&["pairs", "/dev/zero", "--backend", "cpu"]),
+            "byte 0 is 0x00",
+        ));
+        let mut zeros = command(&["pairs", "-", "--backend", "cpu"]);
+        zeros.stdin(std::fs::File::open("/dev/zero").expect("/dev/zero opens"));
+        cases.push((zeros, "byte 0 is 0x00"));
+    }
+    for (command, words) in cases {
+        let what = format!("{:?}", command.get_args().collect::<Vec<_>>());
+        let out = output_within(command, Duration::from_secs(30));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+        assert!(
+            stderr.contains("must be a JSON object") && stderr.contains(words),
+            "{what}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn no_driver_noise_on_stderr_and_no_directory_left_behind() {
+    if gpu().is_none() {
+        return;
+    }
+    let path = write_scene("spec-quiet.json", SPEC_EXAMPLE);
+    for args in [
+        vec!["pairs", path.as_str(), "--backend", "gpu"],
+        vec!["adapters"],
+    ] {
+        // Without XDG_RUNTIME_DIR, Mesa's Vulkan device-select layer made libwayland print
+        // `error: XDG_RUNTIME_DIR is invalid or not set in the environment.`
+        let child = command(&args)
+            .env_remove("XDG_RUNTIME_DIR")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("binary runs");
+        let pid = child.id();
+        let out = child.wait_with_output().expect("output");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert_clean_stderr(&format!("{args:?}"), &stderr);
+        assert!(
+            !stderr.contains("error"),
+            "{args:?}: a run that worked says no error: {stderr}"
+        );
+        let runtime = std::env::temp_dir().join(format!("gpu-collide-runtime-{pid}"));
+        assert!(!runtime.exists(), "{} left behind", runtime.display());
+    }
+}
+
+#[test]
+fn wgpu_environment_mistakes_are_named_not_answered_with_install_advice() {
+    let path = write_scene("spec-env.json", SPEC_EXAMPLE);
+    for args in [
+        vec!["pairs", path.as_str(), "--backend", "gpu"],
+        vec!["adapters"],
+    ] {
+        for value in ["bogus", "vulkan, bogus", " , "] {
+            let out = command(&args)
+                .env("WGPU_BACKEND", value)
+                .output()
+                .expect("binary runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?} {value}: {stderr}");
+            for word in ["WGPU_BACKEND", value, "vulkan", "gl", "metal", "dx12"] {
+                assert!(
+                    stderr.contains(word),
+                    "{args:?} {value}: lacks {word}: {stderr}"
+                );
+            }
+            assert!(!stderr.contains("apt-get"), "{args:?} {value}: {stderr}");
+        }
+    }
+    if let Some(context) = gpu() {
+        let out = command(&["pairs", &path, "--backend", "gpu"])
+            .env("WGPU_ADAPTER_NAME", "no-such-adapter")
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        for word in [
+            "WGPU_ADAPTER_NAME",
+            "no-such-adapter",
+            &context.adapter.name,
+        ] {
+            assert!(stderr.contains(word), "lacks {word}: {stderr}");
+        }
+        assert!(!stderr.contains("apt-get"), "{stderr}");
     }
 }

@@ -23,7 +23,7 @@ fn shapes() -> Vec<Shape> {
             {"circle": 0.3},
             {"bitmask": {"width": 4, "height": 3, "rows": ["##.#", ".#..", "####"]}},
             {"bitmask": {"width": 33, "height": 2, "rows": ["#...............................#", "..#.............................."]}}
-        ]}"#######,
+        ], "bodies": []}"#######,
     )
     .expect("valid");
     scene.shapes
@@ -125,7 +125,7 @@ fn mixed_size_shapes() -> Vec<Shape> {
         {"polygon": [[-40, -0.5], [40, -0.5], [40, 0.5], [-40, 0.5]]},
         {"bitmask": {"width": 40, "height": 40, "rows": rows}},
         {"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}
-    ]})
+    ], "bodies": []})
     .to_string();
     Scene::from_json(&text).expect("valid").shapes
 }

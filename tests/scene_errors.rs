@@ -7,6 +7,44 @@ use gpu_collide::{Body, Collider, CpuCollider, Scene, ShapeLibrary};
 const MALFORMED: &[(&str, &[&str])] = &[
     ("{", &["scene", "JSON"]),
     ("[]", &["scene", "object"]),
+    // Both lists are required, so that a misspelt key is not read as an empty scene.
+    ("{}", &["scene", "shapes", "required"]),
+    (r###"{"shapes": []}"###, &["scene", "bodies", "required"]),
+    (
+        r###"{"shapes": [], "boKies": []}"###,
+        &["scene", "bodies", "required", "boKies"],
+    ),
+    // A key given twice is refused wherever it is, naming it and where.
+    (
+        r###"{"shapes": [], "bodies": [], "shapes": []}"###,
+        &["scene", "shapes", "more than once"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0}, {"shape": 0, "x": 0, "y": 0, "y": 5}]}"###,
+        &["body 1", "y", "more than once"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}, {"circle": 1, "circle": 2}], "bodies": []}"###,
+        &["shape 1", "circle", "more than once"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"], "rows": ["."]}}], "bodies": []}"###,
+        &["shape 0", "rows", "more than once in `bitmask`"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "note": [{"a": 1, "a": 2}]}"###,
+        &["scene", "a", "more than once in `note[0]`"],
+    ),
+    // Nesting stays bounded by serde_json's recursion limit: an error, not a stack overflow.
+    (
+        concat!(
+            r#"{"shapes": "#,
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+        ),
+        &["scene", "JSON", "recursion limit"],
+    ),
     (
         r###"{"shapes": 3, "bodies": []}"###,
         &["scene", "shapes", "list"],
@@ -210,7 +248,6 @@ fn malformed_scenes_are_refused_with_a_clear_message() {
 fn valid_scenes_are_accepted() {
     for text in [
         r###"{"shapes": [], "bodies": []}"###,
-        "{}",
         r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 1, "y": 2, "angle": 12345.678, "layer": 0, "mask": 4294967295}]}"###,
         // Clockwise winding is accepted and normalised.
         r###"{"shapes": [{"polygon": [[0,0],[0,1],[1,1],[1,0]]}], "bodies": []}"###,
@@ -218,6 +255,55 @@ fn valid_scenes_are_accepted() {
     ] {
         Scene::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     }
+}
+
+#[test]
+fn messages_say_their_location_once_and_quote_values_short() {
+    let message = |text: &str| {
+        Scene::from_json(text)
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string()
+    };
+    assert_eq!(message("[]"), "scene: must be a JSON object, not a list");
+    assert_eq!(
+        message(r###"{"shapes": [], "bodies": [4]}"###),
+        "body 0: must be a JSON object, not a number"
+    );
+    let long = format!(
+        r###"{{"shapes": [{{"polygon": [[0, 0], [1, 0], "{}"]}}], "bodies": []}}"###,
+        "x".repeat(400_000)
+    );
+    let cut = message(&long);
+    assert!(cut.len() < 150 && cut.ends_with('…'), "{cut}");
+    // Rust would print 1e300 as 301 digits.
+    for (text, words) in [
+        (
+            r###"{"shapes": [{"circle": 1e300}], "bodies": []}"###,
+            "shape 0: circle: 1e300 is too large",
+        ),
+        (
+            r###"{"shapes": [{"circle": -1e300}], "bodies": []}"###,
+            "radius -1e300 must be",
+        ),
+        (
+            r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 1e300}]}"###,
+            "body 0: y: 1e300 is too large",
+        ),
+        (
+            r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0, "y": 1e200}]}"###,
+            "not 1e200",
+        ),
+    ] {
+        let m = message(text);
+        assert!(m.contains(words) && m.len() < 150, "{m}");
+    }
+    let parsed = Scene::from_json_with_warnings(&format!(
+        r###"{{"shapes": [], "bodies": [], "{}": 1}}"###,
+        "k".repeat(100_000)
+    ))
+    .expect("valid");
+    assert!(parsed.warnings[0].len() < 150, "{:?}", parsed.warnings);
 }
 
 #[test]

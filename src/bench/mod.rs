@@ -22,6 +22,7 @@ pub mod plot;
 pub mod report;
 pub mod workload;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,20 @@ pub const SEED: u64 = 4;
 
 /// Timed frames per run unless `--frames` says otherwise.
 pub const DEFAULT_FRAMES: usize = 10;
+
+/// The most bodies a generated scene may have (`--bodies`): 2^24, sixteen times the
+/// default suite's largest. A frame costs about 200 to 450 bytes a body at its peak (a
+/// million bullet-hell bodies: 185 MB on cpu, 450 MB on gpu through lavapipe), so this
+/// takes a few gigabytes. Past it, an extra digit typed by mistake ran the machine out
+/// of memory and aborted the process instead of being refused.
+pub const MAX_BODIES: usize = 1 << 24;
+
+/// The most timed frames a run may ask for (`--frames`). Ten thousand frames give a
+/// median as steady as it gets (and a large scene stops at [`budget::RUN_TIME_CAP`]
+/// long before); past it, the frame times and the pairs of every frame that the
+/// reference keeps would only grow memory, and `--frames 99999999999999` aborted the
+/// process on its first allocation.
+pub const MAX_FRAMES: usize = 10_000;
 
 /// Where the JSON, the plot and the table go unless `--out` says otherwise.
 pub const DEFAULT_OUT: &str = "bench-results";
@@ -190,13 +205,21 @@ impl Plan {
 
 /// Checks the options and loads the scene file, before any work is done.
 fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, Error> {
-    if options.frames == 0 {
-        return Err(Error::Usage("--frames must be at least 1".into()));
+    if !(1..=MAX_FRAMES).contains(&options.frames) {
+        return Err(Error::Usage(format!(
+            "--frames must be from 1 to {MAX_FRAMES}, not {}",
+            options.frames
+        )));
     }
-    if options.bodies.as_ref().is_some_and(|b| b.contains(&0)) {
-        return Err(Error::Usage(
-            "--bodies: every count must be at least 1".into(),
-        ));
+    if let Some(&n) = options
+        .bodies
+        .iter()
+        .flatten()
+        .find(|&&n| !(1..=MAX_BODIES).contains(&n))
+    {
+        return Err(Error::Usage(format!(
+            "--bodies: every count must be from 1 to {MAX_BODIES}, not {n}"
+        )));
     }
     let choices = match &options.scene {
         Some(choice) => vec![choice.clone()],
@@ -245,7 +268,7 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, Error> {
 
 /// Reads a scene file, naming it in the error when it is missing and is not a scene name.
 fn read_scene(path: &Path, bar: &ProgressBar) -> Result<Scene, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
         path: format!(
             "{} (not a scene name either: {})",
             path.display(),
@@ -253,11 +276,22 @@ fn read_scene(path: &Path, bar: &ProgressBar) -> Result<Scene, Error> {
         ),
         source,
     })?;
+    let name = path.display().to_string();
+    let text = crate::scene::read_text(file, &name, crate::scene::MAX_SCENE_BYTES)?;
     let parsed = Scene::from_json_with_warnings(&text)?;
     for warning in &parsed.warnings {
-        bar.suspend(|| eprintln!("warning: {}: {warning}", path.display()));
+        say(bar, format!("warning: {name}: {warning}"));
     }
     Ok(parsed.scene)
+}
+
+/// Prints a line on standard error above the progress bar. A failure to print is
+/// ignored: the benchmark's results are its files, and a closed or full standard error
+/// must not abort a run of minutes.
+fn say(bar: &ProgressBar, line: String) {
+    bar.suspend(|| {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    });
 }
 
 /// A progress bar on standard error counting frames; hidden when standard error is
@@ -275,12 +309,16 @@ pub fn progress_bar() -> ProgressBar {
 
 /// Runs the benchmark: every scene, size and backend the options ask for.
 ///
-/// Progress goes to `bar` (lines printed above it as runs end); nothing is written to
-/// disk here, see [`write_outputs`]. A backend that fails on some size is reported in
-/// [`Report::failed`] and not run on larger sizes of that scene; the others go on.
+/// Progress goes to `bar` (lines printed above it as runs end). Before any run, once
+/// the options are found good, the output directory is created and each output file
+/// checked ([`prepare_outputs`]), so that a bad `--out` or `--json` fails in a second
+/// rather than after the benchmark; the results are written by [`write_outputs`]. A
+/// backend that fails on some size is reported in [`Report::failed`] and not run on
+/// larger sizes of that scene; the others go on.
 pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
     let plans = plan(options, bar)?;
-    let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+    prepare_outputs(options)?;
+    let say = |text: String| say(bar, text);
 
     let mut backends = options
         .backends
@@ -578,16 +616,71 @@ pub struct Outputs {
     pub table: PathBuf,
 }
 
+impl Outputs {
+    /// Where `options` send the outputs.
+    pub fn of(options: &BenchOptions) -> Self {
+        Outputs {
+            json: options
+                .json
+                .clone()
+                .unwrap_or_else(|| options.out.join(JSON_FILE)),
+            plot: options.out.join(plot::PLOT_FILE),
+            table: options.out.join(TABLE_FILE),
+        }
+    }
+}
+
+/// Creates the output directory (and the JSON file's) and checks that each output file
+/// can be written, without changing one that exists: a file that did not exist is
+/// created and removed again.
+pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, Error> {
+    let outputs = Outputs::of(options);
+    let json_dir = outputs.json.parent().filter(|d| !d.as_os_str().is_empty());
+    let json = ("--json", outputs.json.as_path(), json_dir);
+    let out = ("--out", options.out.as_path(), Some(options.out.as_path()));
+    for (option, value, dir) in [out, json] {
+        let Some(dir) = dir else { continue };
+        // create_dir_all where a file is in the way says only "File exists" or "Not a
+        // directory": name the file.
+        if let Some(file) = dir.ancestors().find(|a| a.exists()).filter(|a| !a.is_dir()) {
+            return Err(Error::Usage(format!(
+                "{option} {}: {} is not a directory",
+                value.display(),
+                file.display()
+            )));
+        }
+        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    for file in [&outputs.json, &outputs.plot, &outputs.table] {
+        let checked = if file.is_dir() {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory",
+            ))
+        } else if file.exists() {
+            // Opened for writing but not truncated: the old results stay until replaced.
+            std::fs::OpenOptions::new().write(true).open(file).map(drop)
+        } else {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(file)
+                .and_then(|_| std::fs::remove_file(file))
+        };
+        checked.map_err(|source| Error::Write {
+            path: file.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(outputs)
+}
+
 /// Writes the JSON (to `--json`, or the output directory), the plot and the table.
 pub fn write_outputs(report: &Report, options: &BenchOptions) -> Result<Outputs, Error> {
-    let outputs = Outputs {
-        json: options
-            .json
-            .clone()
-            .unwrap_or_else(|| options.out.join(JSON_FILE)),
-        plot: options.out.join(plot::PLOT_FILE),
-        table: options.out.join(TABLE_FILE),
-    };
+    let outputs = Outputs::of(options);
     report.write_json(&outputs.json)?;
     report::write_file(&outputs.table, &report.table())?;
     plot::draw(&report.runs, &outputs.plot)?;
@@ -625,6 +718,25 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(plan(&zero_frames, &bar), Err(Error::Usage(_))));
+        let too_many = [
+            BenchOptions {
+                frames: MAX_FRAMES + 1,
+                ..Default::default()
+            },
+            BenchOptions {
+                bodies: Some(vec![1000, MAX_BODIES + 1]),
+                ..Default::default()
+            },
+        ];
+        for options in too_many {
+            let message = plan(&options, &bar).err().map(|e| e.to_string());
+            assert!(
+                message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("must be from 1 to")),
+                "{message:?}"
+            );
+        }
         let missing = BenchOptions {
             scene: Some(SceneChoice::parse("/missing/scene.json")),
             ..Default::default()

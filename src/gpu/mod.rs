@@ -63,12 +63,40 @@ impl GpuContext {
     }
 
     async fn new_async_with(limits: Option<wgpu::Limits>) -> Result<Self, Error> {
-        let adapters = usable_adapters().await;
+        let adapters = usable_adapters().await?;
         if adapters.is_empty() {
-            let backends = std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "all".into());
-            return Err(Error::NoAdapter(format!(
-                "no adapter with compute shaders on backends `{backends}`"
-            )));
+            // Only now, on the way to failing, ask why: the advice differs for each cause,
+            // and installing a driver is the answer to only one of them.
+            let all = all_adapters().await?;
+            if all.is_empty() {
+                let backends = std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "all".into());
+                return Err(Error::NoAdapter(format!(
+                    "no adapter on backends `{backends}`"
+                )));
+            }
+            let described = all
+                .iter()
+                .map(|a| describe_adapter(&a.get_info()))
+                .collect();
+            let wanted = std::env::var("WGPU_ADAPTER_NAME").ok();
+            return Err(match wanted {
+                Some(wanted)
+                    if !all.iter().any(|a| {
+                        a.get_info()
+                            .name
+                            .to_lowercase()
+                            .contains(&wanted.to_lowercase())
+                    }) =>
+                {
+                    Error::AdapterNotFound {
+                        wanted,
+                        adapters: described,
+                    }
+                }
+                _ => Error::NoUsableAdapter {
+                    adapters: described,
+                },
+            });
         }
         let mut failures = Vec::new();
         for adapter in adapters {
@@ -77,7 +105,7 @@ impl GpuContext {
                 Err(error) => failures.push(error.to_string()),
             }
         }
-        Err(Error::NoAdapter(failures.join("; ")))
+        Err(Error::NoDevice(failures.join("; ")))
     }
 
     /// Opens a device on this adapter with `limits`, or with all the limits it offers.
@@ -196,20 +224,51 @@ pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
 }
 
 /// Every adapter wgpu sees on the backends `WGPU_BACKEND` allows, whether usable or not.
-pub async fn all_adapters() -> Vec<wgpu::Adapter> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    instance.enumerate_adapters(wgpu::Backends::all()).await
+///
+/// Fails when `WGPU_BACKEND` names something that is not a backend: wgpu would skip the
+/// name with a log line and try none, so that a typo looked like a machine without a GPU.
+pub async fn all_adapters() -> Result<Vec<wgpu::Adapter>, Error> {
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    if let Ok(value) = std::env::var("WGPU_BACKEND") {
+        // The names wgpu's `Backends::from_comma_list` accepts (wgpu-types 30), checked
+        // here because it skips the others; empty items (`vulkan,`) are harmless.
+        let mut backends = wgpu::Backends::empty();
+        for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            backends |= match name.to_lowercase().as_str() {
+                "vulkan" | "vk" => wgpu::Backends::VULKAN,
+                "dx12" | "d3d12" => wgpu::Backends::DX12,
+                "metal" | "mtl" => wgpu::Backends::METAL,
+                "opengl" | "gles" | "gl" => wgpu::Backends::GL,
+                "webgpu" => wgpu::Backends::BROWSER_WEBGPU,
+                "noop" => wgpu::Backends::NOOP,
+                _ => {
+                    return Err(Error::UnknownBackend {
+                        problem: format!("`{name}` is not a backend"),
+                        value,
+                    })
+                }
+            };
+        }
+        if backends.is_empty() {
+            return Err(Error::UnknownBackend {
+                value,
+                problem: "names no backend".into(),
+            });
+        }
+        descriptor.backends = backends;
+    }
+    let instance = wgpu::Instance::new(descriptor);
+    Ok(instance.enumerate_adapters(wgpu::Backends::all()).await)
 }
 
 /// Adapters that can run the pipeline, best first; only those whose name contains
-/// `WGPU_ADAPTER_NAME` (case-insensitive) when it is set.
-pub async fn usable_adapters() -> Vec<wgpu::Adapter> {
+/// `WGPU_ADAPTER_NAME` (case-insensitive) when it is set. Fails as [`all_adapters`] does.
+pub async fn usable_adapters() -> Result<Vec<wgpu::Adapter>, Error> {
     let wanted = std::env::var("WGPU_ADAPTER_NAME")
         .ok()
         .map(|n| n.to_lowercase());
     let mut adapters: Vec<wgpu::Adapter> = all_adapters()
-        .await
+        .await?
         .into_iter()
         .filter(|a| {
             let flags = a.get_downlevel_capabilities().flags;
@@ -237,7 +296,7 @@ pub async fn usable_adapters() -> Vec<wgpu::Adapter> {
         };
         (kind, backend)
     });
-    adapters
+    Ok(adapters)
 }
 
 /// Every kernel of every stage, with the binding numbers the host binds for it; a test
