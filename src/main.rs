@@ -47,6 +47,12 @@ enum Command {
         /// Write the pairs to this file instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Refuse the scene once more than N pairs of bodies have overlapping boxes,
+        /// which bounds the memory used (8 bytes a pair; a pile of n bodies on one point
+        /// has n²/2 such pairs).
+        #[arg(long, value_name = "N", default_value_t = gpu_collide::DEFAULT_MAX_PAIRS,
+              value_parser = max_pairs)]
+        max_pairs: u64,
     },
     /// Lists the adapters wgpu can see, best first, and whether each can run the pipeline.
     Adapters,
@@ -139,7 +145,8 @@ fn main() -> ExitCode {
             scene,
             backend,
             out,
-        } => pairs(&scene, backend, out.as_ref()),
+            max_pairs,
+        } => pairs(&scene, backend, out.as_ref(), max_pairs),
         Command::Adapters => adapters(),
         Command::Bench {
             scene,
@@ -251,7 +258,12 @@ fn read_text(path: &Path) -> Result<String, Error> {
     }
 }
 
-fn pairs(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), Error> {
+fn pairs(
+    path: &Path,
+    backend: Backend,
+    out: Option<&PathBuf>,
+    max_pairs: u64,
+) -> Result<(), Error> {
     let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
     for warning in &parsed.warnings {
         note(&format!("warning: {warning}"));
@@ -262,6 +274,7 @@ fn pairs(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), Err
         Backend::Cpu => Box::new(CpuCollider::new(library)),
         Backend::Gpu => Box::new(GpuCollider::new(&GpuContext::new()?, library)?),
     };
+    collider.set_max_pairs(max_pairs);
     note(&format!("backend: {}", collider.describe()));
     let start = Instant::now();
     let found = collider.find_pairs(&scene.bodies)?;
@@ -321,6 +334,14 @@ fn count(text: &str, max: usize) -> Result<usize, String> {
     match text.trim().parse::<u64>() {
         Ok(n) if (1..=max as u64).contains(&n) => Ok(n as usize),
         _ => Err(format!("`{text}` is not a whole number from 1 to {max}")),
+    }
+}
+
+/// `--max-pairs`: a whole number of pairs, at least 1.
+fn max_pairs(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{text}` is not a whole number of at least 1")),
     }
 }
 

@@ -291,3 +291,38 @@ fn wgpu_environment_mistakes_are_named_not_answered_with_install_advice() {
         assert!(!stderr.contains("apt-get"), "{stderr}");
     }
 }
+
+#[test]
+fn max_pairs_refuses_a_pile_past_it_on_every_backend_and_answers_under_it() {
+    // 200 circles on one point: 19 900 pairs, all of them colliding.
+    let bodies = vec![r#"{"shape": 0, "x": 1, "y": 2}"#; 200].join(",");
+    let path = write_scene(
+        "pile.json",
+        &format!(r#"{{"shapes": [{{"circle": 1}}], "bodies": [{bodies}]}}"#),
+    );
+    for backend in backends() {
+        let refused = run(&["pairs", &path, "--backend", backend, "--max-pairs", "19899"]);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "{backend}: {stderr}");
+        assert!(refused.stdout.is_empty(), "{backend}: nothing on stdout");
+        assert!(
+            stderr.contains("more than 19899 pairs") && stderr.contains("--max-pairs"),
+            "{backend}: {stderr}"
+        );
+        assert_clean_stderr(backend, &stderr);
+
+        let answered = run(&["pairs", &path, "--backend", backend, "--max-pairs", "19900"]);
+        let stderr = String::from_utf8_lossy(&answered.stderr);
+        assert!(answered.status.success(), "{backend}: {stderr}");
+        let value: serde_json::Value =
+            serde_json::from_slice(&answered.stdout).expect("JSON on stdout");
+        assert_eq!(
+            value["pairs"].as_array().map(Vec::len),
+            Some(19_900),
+            "{backend}"
+        );
+    }
+    let zero = run(&["pairs", &path, "--max-pairs", "0"]);
+    assert_eq!(zero.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("--max-pairs"));
+}
