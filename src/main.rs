@@ -356,7 +356,8 @@ fn frames_count(text: &str) -> Result<usize, String> {
 }
 
 /// Runs the benchmark, prints the table and writes the JSON, plot and table files.
-/// Fails (after writing them) when some run failed, or the table could not be printed.
+/// Fails (after writing them) when some run failed, two backends disagreed on a pair
+/// outside the 0.01 band, or the table could not be printed.
 fn bench(options: BenchOptions) -> Result<(), Error> {
     let bar = gpu_collide::bench::progress_bar();
     let report = gpu_collide::bench::run(&options, &bar)?;
@@ -370,6 +371,14 @@ fn bench(options: BenchOptions) -> Result<(), Error> {
         outputs.table.display()
     ));
     printed?;
+    if report.disagreements() > 0 {
+        return Err(Error::Report(format!(
+            "{} pairs differ between backends outside the 0.01 band; see DISAGREE above and \
+             `disagreements` in {}",
+            report.disagreements(),
+            outputs.json.display()
+        )));
+    }
     match report.failed.len() {
         0 => Ok(()),
         n => Err(Error::Report(format!(

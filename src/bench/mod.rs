@@ -421,6 +421,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
                     reference: name.name().into(),
                     frames_compared: measured.frames_compared,
                     differing_pairs: measured.differing_pairs,
+                    disagreements: measured.disagreements,
                 });
                 let run = Run {
                     scene: plan.name.clone(),
@@ -490,6 +491,8 @@ struct Measured {
     pairs: Vec<Vec<Pair>>,
     frames_compared: usize,
     differing_pairs: u64,
+    /// Differing pairs that the f64 recomputation does not place within 0.01 of touching.
+    disagreements: u64,
 }
 
 impl Measured {
@@ -536,6 +539,7 @@ fn measure(
         pairs: Vec::new(),
         frames_compared: 0,
         differing_pairs: 0,
+        disagreements: 0,
     };
     let keep = reference.is_none();
     let mut spent = Duration::ZERO;
@@ -561,7 +565,16 @@ fn measure(
         }
         if let Some(theirs) = reference.and_then(|r| r.get(frame)) {
             measured.frames_compared += 1;
-            measured.differing_pairs += differing(theirs, &pairs);
+            let differ = differing(theirs, &pairs);
+            measured.differing_pairs += differ.len() as u64;
+            let (shapes, bodies) = (&workload.scene().shapes, workload.bodies());
+            measured.disagreements += differ
+                .iter()
+                .filter(|&&[i, j]| {
+                    let (a, b) = (&bodies[i as usize], &bodies[j as usize]);
+                    band::within_band(shapes, a, b) != Some(true)
+                })
+                .count() as u64;
         }
         if keep {
             measured.pairs.push(pairs);
@@ -573,7 +586,7 @@ fn measure(
 
 /// Pairs in one list and not the other. Both lists are sorted without repeats, as
 /// [`Collider::find_pairs`] promises; they are sorted here again if not.
-fn differing(a: &[Pair], b: &[Pair]) -> u64 {
+fn differing(a: &[Pair], b: &[Pair]) -> Vec<Pair> {
     let sorted = |p: &[Pair]| {
         let mut v = p.to_vec();
         v.sort_unstable();
@@ -585,15 +598,15 @@ fn differing(a: &[Pair], b: &[Pair]) -> u64 {
     } else {
         (sorted(a).into(), sorted(b).into())
     };
-    let (mut i, mut j, mut count) = (0, 0, 0u64);
+    let (mut i, mut j, mut differ) = (0, 0, Vec::new());
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => {
-                count += 1;
+                differ.push(a[i]);
                 i += 1;
             }
             std::cmp::Ordering::Greater => {
-                count += 1;
+                differ.push(b[j]);
                 j += 1;
             }
             std::cmp::Ordering::Equal => {
@@ -602,7 +615,9 @@ fn differing(a: &[Pair], b: &[Pair]) -> u64 {
             }
         }
     }
-    count + (a.len() - i) as u64 + (b.len() - j) as u64
+    differ.extend_from_slice(&a[i..]);
+    differ.extend_from_slice(&b[j..]);
+    differ
 }
 
 /// Where the outputs of a run went.
@@ -692,11 +707,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn differing_counts_the_symmetric_difference() {
-        assert_eq!(differing(&[[0, 1], [2, 3]], &[[0, 1], [2, 3]]), 0);
-        assert_eq!(differing(&[[0, 1], [2, 3]], &[[0, 1], [4, 5]]), 2);
-        assert_eq!(differing(&[], &[[0, 1]]), 1);
-        assert_eq!(differing(&[[2, 3], [0, 1]], &[[0, 1]]), 1);
+    fn differing_lists_the_symmetric_difference() {
+        assert!(differing(&[[0, 1], [2, 3]], &[[0, 1], [2, 3]]).is_empty());
+        assert_eq!(
+            differing(&[[0, 1], [2, 3]], &[[0, 1], [4, 5]]),
+            vec![[2, 3], [4, 5]]
+        );
+        assert_eq!(differing(&[], &[[0, 1]]), vec![[0, 1]]);
+        assert_eq!(differing(&[[2, 3], [0, 1]], &[[0, 1]]), vec![[2, 3]]);
     }
 
     #[test]

@@ -166,6 +166,9 @@ pub struct Agreement {
     /// Pairs found by one backend and not the other, summed over the frames compared.
     /// Pairs within 0.01 of touching may go either way, so a few are not an error.
     pub differing_pairs: u64,
+    /// Those of them that a recomputation in f64 ([`super::band`]) does not place within
+    /// 0.01 of touching: a wrong answer by one of the two backends.
+    pub disagreements: u64,
 }
 
 /// A run that did not happen or did not finish.
@@ -287,16 +290,35 @@ impl Report {
             .filter_map(|r| r.agreement.as_ref())
             .map(|a| a.differing_pairs)
             .sum();
+        let disagreements = self.disagreements();
         if self.all_agree {
             let _ = writeln!(out, "all backends agreed on every frame compared");
+        } else if disagreements == 0 {
+            let _ = writeln!(
+                out,
+                "backends differ on {differing} pairs in all (see the agreement column), every \
+                 one within 0.01 of touching when recomputed in f64, which the scene format \
+                 lets go either way"
+            );
         } else {
             let _ = writeln!(
                 out,
-                "backends differ on {differing} pairs in all (see the agreement column); the \
-                 scene format lets pairs within 0.01 of touching go either way"
+                "DISAGREEMENT: backends differ on {disagreements} pairs that are not within \
+                 0.01 of touching when recomputed in f64: one backend is wrong (and on \
+                 {} more within 0.01)",
+                differing - disagreements
             );
         }
         out
+    }
+
+    /// Differing pairs outside the tolerance band, over every run.
+    pub fn disagreements(&self) -> u64 {
+        self.runs
+            .iter()
+            .filter_map(|r| r.agreement.as_ref())
+            .map(|a| a.disagreements)
+            .sum()
     }
 
     /// Whether some other backend was compared with `reference` (same scene and size).
@@ -330,7 +352,16 @@ fn agreement_text(run: &Run) -> String {
     match &run.agreement {
         None => "reference".to_string(),
         Some(a) if a.differing_pairs == 0 => format!("agree with {}", a.reference),
-        Some(a) => format!("{} differ from {}", a.differing_pairs, a.reference),
+        Some(a) if a.disagreements == 0 => format!(
+            "{} within 0.01 differ from {}",
+            a.differing_pairs, a.reference
+        ),
+        Some(a) => format!(
+            "{} DISAGREE with {} ({} within 0.01)",
+            a.disagreements,
+            a.reference,
+            a.differing_pairs - a.disagreements
+        ),
     }
 }
 
@@ -399,6 +430,7 @@ mod tests {
                         reference: "cpu".into(),
                         frames_compared: 11,
                         differing_pairs: 2,
+                        disagreements: 0,
                     }),
                 ),
             ],
@@ -417,9 +449,50 @@ mod tests {
         let end = lines[0].find("median ms").expect("header") + "median ms".len();
         assert_eq!(&lines[2][end - 4..end], "1.23", "{table}");
         assert_eq!(&lines[3][end - 3..end], "123", "{table}");
-        assert!(lines[3].contains("2 differ from cpu"), "{table}");
+        assert!(lines[3].contains("2 within 0.01 differ from cpu"), "{table}");
         assert!(table.contains("differ on 2 pairs"), "{table}");
         assert!(lines[2].ends_with("reference"), "{table}");
         assert!(lines[4].ends_with("alone"), "{table}");
+    }
+
+    #[test]
+    fn differences_outside_the_band_are_called_disagreements() {
+        let compared = |differing_pairs, disagreements| {
+            run(
+                "gpu",
+                2.0,
+                Some(Agreement {
+                    reference: "cpu".into(),
+                    frames_compared: 3,
+                    differing_pairs,
+                    disagreements,
+                }),
+            )
+        };
+        let report = |runs| Report {
+            machine: Machine::this(),
+            seed: 4,
+            frames_requested: 2,
+            frame_budget_ms: 2000.0,
+            runs,
+            dropped: vec![],
+            failed: vec![],
+            all_agree: false,
+        };
+        let excused = report(vec![run("cpu", 1.0, None), compared(3, 0)]);
+        assert_eq!(excused.disagreements(), 0);
+        assert!(excused.table().contains("3 within 0.01 differ from cpu"));
+        assert!(!excused.table().contains("DISAGREE"));
+        let wrong = report(vec![run("cpu", 1.0, None), compared(3, 1)]);
+        assert_eq!(wrong.disagreements(), 1);
+        let table = wrong.table();
+        assert!(
+            table.contains("1 DISAGREE with cpu (2 within 0.01)"),
+            "{table}"
+        );
+        assert!(
+            table.contains("DISAGREEMENT: backends differ on 1 pairs"),
+            "{table}"
+        );
     }
 }
