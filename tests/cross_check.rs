@@ -2,67 +2,14 @@
 //! to the independent f64 oracle. Outside the format's 0.01 band every backend must be
 //! exact; pairs inside the band are classified and counted, never ignored.
 
-use std::collections::BTreeSet;
-
 use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
 use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape};
 
-use crate::oracle::{self, OracleResult};
-use crate::support::{assert_well_formed, cpu_pairs, gpu, gpu_pairs, reference_pairs};
-
-/// Asserts `reported` matches the oracle outside the band, showing the offending pairs.
-pub fn assert_exact_outside_band(what: &str, text: &str, reported: &[Pair], truth: &OracleResult) {
-    let comparison = oracle::compare(reported, truth);
-    if !comparison.is_exact_outside_band() {
-        let value: serde_json::Value = serde_json::from_str(text).expect("json");
-        let show = |pairs: &[(u32, u32)]| -> Vec<String> {
-            pairs
-                .iter()
-                .take(10)
-                .map(|&(i, j)| {
-                    let d = oracle::signed_distance(&value, i as usize, j as usize);
-                    format!(
-                        "({i}, {j}) d={d:.5} {} / {}",
-                        value["bodies"][i as usize], value["bodies"][j as usize]
-                    )
-                })
-                .collect()
-        };
-        panic!(
-            "{what}: {} false positives, {} false negatives outside the band\nfalse positives: {:#?}\nfalse negatives: {:#?}",
-            comparison.false_positives.len(),
-            comparison.false_negatives.len(),
-            show(&comparison.false_positives),
-            show(&comparison.false_negatives),
-        );
-    }
-}
-
-/// Pairs as the oracle lists them.
-pub type PairList = Vec<(u32, u32)>;
-
-/// Pairs on which two answers differ, split into (inside the oracle's band, outside it).
-pub fn differences(a: &[Pair], b: &[Pair], truth: &OracleResult) -> (PairList, PairList) {
-    let a: BTreeSet<(u32, u32)> = a.iter().map(|p| (p[0], p[1])).collect();
-    let b: BTreeSet<(u32, u32)> = b.iter().map(|p| (p[0], p[1])).collect();
-    a.symmetric_difference(&b)
-        .partition(|p| truth.band.contains(p))
-}
-
-/// Asserts two answers differ only in the band; returns how many band pairs differ.
-pub fn assert_differences_in_band(
-    what: &str,
-    a: &[Pair],
-    b: &[Pair],
-    truth: &OracleResult,
-) -> usize {
-    let (inside, outside) = differences(a, b, truth);
-    assert!(
-        outside.is_empty(),
-        "{what}: differ outside the band on {outside:?}"
-    );
-    inside.len()
-}
+use crate::oracle;
+use crate::support::{
+    assert_differences_in_band, assert_exact_outside_band, assert_well_formed, cpu_pairs, gpu,
+    gpu_pairs, reference_pairs,
+};
 
 fn cross_check(kind: SceneKind, bodies: usize, seed: u64) {
     let text = random_scene(kind, bodies, seed).to_json();

@@ -7,7 +7,9 @@
 mod bench_cli;
 mod cli;
 mod cross_check;
+mod fuzz;
 mod known_cases;
+mod limits;
 mod oracle;
 mod properties;
 mod scene_errors;

@@ -8,9 +8,8 @@ use proptest::test_runner::{Config, TestRunner};
 
 use std::cell::RefCell;
 
-use crate::cross_check::differences;
 use crate::oracle;
-use crate::support::gpu;
+use crate::support::{differences, gpu};
 
 fn shapes() -> Vec<Shape> {
     let scene = Scene::from_json(

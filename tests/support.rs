@@ -1,10 +1,16 @@
-//! Shared test helpers: the one GPU device of the test run, and running a scene on
-//! every backend.
+//! Shared test helpers: the one GPU device of the test run, running a scene on every
+//! backend, holding the answers to the oracle (outside the band every backend must be
+//! exact; band pairs are counted), and running something under a time limit.
 
-use std::sync::OnceLock;
+use std::collections::BTreeSet;
+use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant};
 
 use gpu_collide::cpu::ReferenceCollider;
-use gpu_collide::{Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene};
+use gpu_collide::{Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape};
+use serde_json::{json, Value};
+
+use crate::oracle::{self, OracleResult};
 
 /// The device all GPU tests share, or `None` on a developer machine without an adapter.
 /// Under `CI=true` a missing adapter fails the test: CI must really run the GPU tests.
@@ -89,3 +95,335 @@ pub const SPEC_EXAMPLE: &str = r#######"{
     {"shape": 2, "x": 88, "y": 36}
   ]
 }"#######;
+
+/// What is wrong with `reported` outside the oracle's band, showing the offending pairs
+/// with their distances and bodies; `None` when it is exact there.
+pub fn outside_band_report(
+    what: &str,
+    value: &Value,
+    reported: &[Pair],
+    truth: &OracleResult,
+) -> Option<String> {
+    let comparison = oracle::compare(reported, truth);
+    if comparison.is_exact_outside_band() {
+        return None;
+    }
+    let show = |pairs: &[(u32, u32)]| -> Vec<String> {
+        pairs
+            .iter()
+            .take(10)
+            .map(|&(i, j)| {
+                let d = oracle::signed_distance(value, i as usize, j as usize);
+                format!(
+                    "({i}, {j}) d={d:.5} {} / {}",
+                    value["bodies"][i as usize], value["bodies"][j as usize]
+                )
+            })
+            .collect()
+    };
+    Some(format!(
+        "{what}: {} false positives, {} false negatives outside the band\nfalse positives: {:#?}\nfalse negatives: {:#?}",
+        comparison.false_positives.len(),
+        comparison.false_negatives.len(),
+        show(&comparison.false_positives),
+        show(&comparison.false_negatives),
+    ))
+}
+
+/// Asserts `reported` matches the oracle outside the band, showing the offending pairs.
+pub fn assert_exact_outside_band(what: &str, text: &str, reported: &[Pair], truth: &OracleResult) {
+    if !oracle::compare(reported, truth).is_exact_outside_band() {
+        let value: Value = serde_json::from_str(text).expect("json");
+        if let Some(report) = outside_band_report(what, &value, reported, truth) {
+            panic!("{report}");
+        }
+    }
+}
+
+/// Pairs as the oracle lists them.
+pub type PairList = Vec<(u32, u32)>;
+
+/// Pairs on which two answers differ, split into (inside the oracle's band, outside it).
+pub fn differences(a: &[Pair], b: &[Pair], truth: &OracleResult) -> (PairList, PairList) {
+    let a: BTreeSet<(u32, u32)> = a.iter().map(|p| (p[0], p[1])).collect();
+    let b: BTreeSet<(u32, u32)> = b.iter().map(|p| (p[0], p[1])).collect();
+    a.symmetric_difference(&b)
+        .partition(|p| truth.band.contains(p))
+}
+
+/// Asserts two answers differ only in the band; returns how many band pairs differ.
+pub fn assert_differences_in_band(
+    what: &str,
+    a: &[Pair],
+    b: &[Pair],
+    truth: &OracleResult,
+) -> usize {
+    let (inside, outside) = differences(a, b, truth);
+    assert!(
+        outside.is_empty(),
+        "{what}: differ outside the band on {outside:?}"
+    );
+    inside.len()
+}
+
+/// The scene as the oracle reads it, every number written as the f64 equal to the f32
+/// the backends compute with. (`Scene::to_json` writes the shortest decimal that reads
+/// back as the same f32, which an f64 reader sees up to half an f32 step away: far from
+/// the origin that step is no longer small next to the band.)
+pub fn exact_json(scene: &Scene) -> Value {
+    let shapes: Vec<Value> = scene
+        .shapes
+        .iter()
+        .map(|shape| match shape {
+            Shape::Polygon(p) => {
+                let vertices: Vec<Value> = p
+                    .vertices
+                    .iter()
+                    .map(|v| json!([v.x as f64, v.y as f64]))
+                    .collect();
+                json!({ "polygon": vertices })
+            }
+            Shape::Circle(c) => json!({ "circle": c.radius as f64 }),
+            Shape::Bitmask(m) => json!({
+                "bitmask": {"width": m.width(), "height": m.height(), "rows": m.to_rows()}
+            }),
+        })
+        .collect();
+    let bodies: Vec<Value> = scene
+        .bodies
+        .iter()
+        .map(|b| {
+            json!({
+                "shape": b.shape,
+                "x": b.position.x as f64,
+                "y": b.position.y as f64,
+                "angle": b.angle as f64,
+                "layer": b.layer,
+                "mask": b.mask,
+            })
+        })
+        .collect();
+    json!({ "shapes": shapes, "bodies": bodies })
+}
+
+/// Coordinates within which the format promises exactness outside the 0.01 band (for
+/// shapes up to 1024 across, so a world point of such a scene is within this plus 1024).
+pub const EXACT_RANGE: f64 = 16384.0;
+
+/// The largest world coordinate any body reaches, in either axis (at least).
+pub fn reach(scene: &Scene) -> f64 {
+    scene
+        .bodies
+        .iter()
+        .map(|b| {
+            let (x, y) = (b.position.x as f64, b.position.y as f64);
+            match scene.shapes.get(b.shape as usize) {
+                Some(Shape::Polygon(p)) => {
+                    let radius = p
+                        .vertices
+                        .iter()
+                        .map(|v| v.as_dvec2().length())
+                        .fold(0.0, f64::max);
+                    x.abs().max(y.abs()) + radius
+                }
+                Some(Shape::Circle(c)) => x.abs().max(y.abs()) + c.radius as f64,
+                // Unrotated: the box of its pixels.
+                Some(Shape::Bitmask(m)) => [x, y, x + m.width() as f64, y + m.height() as f64]
+                    .iter()
+                    .fold(0.0f64, |r, v| r.max(v.abs())),
+                None => x.abs().max(y.abs()),
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The band the answers are held to: the format's 0.01 where it promises exactness, and
+/// beyond that 16 f32 steps at the scene's reach, the rounding the backends' f32 world
+/// boxes and positions make there (no promise is made, but the answers must not be
+/// wrong by more than a few of those steps).
+pub fn band_for(scene: &Scene) -> f64 {
+    let reach = reach(scene);
+    if reach <= EXACT_RANGE + 1024.0 {
+        return oracle::BAND;
+    }
+    let step = 2f64.powi(reach.log2().floor() as i32 - 23);
+    oracle::BAND.max(16.0 * step)
+}
+
+/// What every backend answered on one scene, each already held to the oracle.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The oracle, at the band the answers were held to.
+    pub truth: OracleResult,
+    /// That band.
+    pub band: f64,
+    /// The reference's pairs.
+    pub reference: Vec<Pair>,
+    /// The cpu backend's pairs.
+    pub cpu: Vec<Pair>,
+    /// The GPU's pairs, when there is an adapter.
+    pub gpu: Option<Vec<Pair>>,
+}
+
+/// Pairs unique, `[i, j]` with `i < j`, ascending, or what breaks that.
+pub fn well_formed(pairs: &[Pair]) -> Result<(), String> {
+    if let Some(p) = pairs.iter().find(|p| p[0] >= p[1]) {
+        return Err(format!("pair {p:?} is not [i, j] with i < j"));
+    }
+    if let Some(w) = pairs.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "pairs not strictly ascending (duplicate?) at {w:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `scene` on the reference, the cpu backend and the GPU, and holds each to the
+/// oracle exactly as the cross-check does: outside the band every answer must be the
+/// oracle's; band pairs are counted and printed. Within the range where the format
+/// promises exactness, the cpu backend must find exactly the reference's pairs (same
+/// narrow phase on the same data); beyond it, they may differ only in the (wider) band.
+///
+/// Every backend runs even when an earlier one is wrong, so the error lists all of them.
+pub fn check_every_backend(what: &str, scene: &Scene) -> Result<Checked, String> {
+    check_backends(what, scene, Backends::All)
+}
+
+/// Which backends [`check_backends`] runs, and whether it prints its summary line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backends {
+    /// The reference, the cpu backend and the GPU (when there is an adapter), printing
+    /// a summary line.
+    All,
+    /// The same, silently (for many small cases).
+    AllQuiet,
+    /// The reference and the cpu backend only, silently.
+    CpuQuiet,
+}
+
+/// [`check_every_backend`] on the chosen backends.
+pub fn check_backends(what: &str, scene: &Scene, backends: Backends) -> Result<Checked, String> {
+    let started = Instant::now();
+    let library = scene
+        .validate()
+        .map_err(|e| format!("{what}: test scene is invalid: {e}"))?;
+    let value = exact_json(scene);
+    let band = band_for(scene);
+    let truth = oracle::oracle_value_with_band(&value, band);
+    let oracle_time = started.elapsed();
+    let mut problems = Vec::new();
+    let mut run = |backend: &str, collider: Result<Box<dyn Collider>, gpu_collide::Error>| {
+        let started = Instant::now();
+        let found = collider.and_then(|mut c| c.find_pairs(&scene.bodies));
+        let time = started.elapsed();
+        match found {
+            Err(e) => {
+                problems.push(format!("{what} {backend}: error {e}"));
+                (Vec::new(), time)
+            }
+            Ok(pairs) => {
+                if let Err(e) = well_formed(&pairs) {
+                    problems.push(format!("{what} {backend}: {e}"));
+                }
+                let name = format!("{what} {backend}");
+                problems.extend(outside_band_report(&name, &value, &pairs, &truth));
+                (pairs, time)
+            }
+        }
+    };
+    let (reference, reference_time) = run(
+        "reference",
+        Ok(Box::new(ReferenceCollider::new(library.clone()))),
+    );
+    let (cpu, cpu_time) = run("cpu", Ok(Box::new(CpuCollider::new(library.clone()))));
+    let with_gpu = backends != Backends::CpuQuiet;
+    let gpu = gpu().filter(|_| with_gpu).map(|context| {
+        run(
+            "gpu",
+            GpuCollider::new(&context, library).map(|c| Box::new(c) as Box<dyn Collider>),
+        )
+    });
+    let (inside, outside) = differences(&reference, &cpu, &truth);
+    if band == oracle::BAND && !(inside.is_empty() && outside.is_empty()) {
+        problems.push(format!(
+            "{what}: the cpu backend and the reference differ on {:?} (same narrow phase: they must agree exactly)",
+            inside.iter().chain(&outside).take(20).collect::<Vec<_>>()
+        ));
+    } else if !outside.is_empty() {
+        problems.push(format!(
+            "{what}: the cpu backend and the reference differ outside the band on {:?}",
+            outside.iter().take(20).collect::<Vec<_>>()
+        ));
+    }
+    let mut gpu_line = "no GPU".to_string();
+    if let Some((on_gpu, gpu_time)) = &gpu {
+        let (inside, outside) = differences(&cpu, on_gpu, &truth);
+        if !outside.is_empty() {
+            problems.push(format!(
+                "{what}: gpu and cpu differ outside the band on {} pairs, first {:?}",
+                outside.len(),
+                outside.iter().take(20).collect::<Vec<_>>()
+            ));
+        }
+        gpu_line = format!(
+            "gpu {} band pairs reported in {gpu_time:.2?}, differs from cpu on {} band pairs",
+            oracle::compare(on_gpu, &truth).band_reported,
+            inside.len()
+        );
+    }
+    if backends == Backends::All {
+        eprintln!(
+            "{what}: {} bodies, {} pairs, {} band pairs (band {band}); oracle {oracle_time:.2?}, reference {} band pairs reported in {reference_time:.2?}, cpu {} in {cpu_time:.2?}, {gpu_line}",
+            scene.bodies.len(),
+            truth.pairs.len(),
+            truth.band.len(),
+            oracle::compare(&reference, &truth).band_reported,
+            oracle::compare(&cpu, &truth).band_reported,
+        );
+    }
+    if problems.is_empty() {
+        Ok(Checked {
+            truth,
+            band,
+            reference,
+            cpu,
+            gpu: gpu.map(|(pairs, _)| pairs),
+        })
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// [`check_every_backend`], panicking with every problem found.
+pub fn assert_every_backend(what: &str, scene: &Scene) -> Checked {
+    check_every_backend(what, scene).unwrap_or_else(|problems| panic!("{problems}"))
+}
+
+/// Runs `work` on a thread of its own and waits at most `limit` for it: `None` when it
+/// has not answered by then (the thread is left running, so a hang fails the test that
+/// asked instead of blocking the suite). A panic in `work` is passed on.
+///
+/// The work's parallel loops (the cpu backend's) run on a thread pool of their own too:
+/// a hang on the global pool would stall every later test that uses it.
+pub fn within<T: Send + 'static>(
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (send, receive) = mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a thread pool");
+        // The receiver is gone only when the wait timed out; nobody wants the answer then.
+        let _ = send.send(pool.install(work));
+    });
+    match receive.recv_timeout(limit) {
+        Ok(answer) => Some(answer),
+        Err(mpsc::RecvTimeoutError::Timeout) => None,
+        Err(mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sends before it ends"),
+        },
+    }
+}
