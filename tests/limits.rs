@@ -723,11 +723,6 @@ fn a_pile_of_2000_bodies_on_one_point() {
 
 /// Piles beyond the limit on box-overlapping pairs: refused with `Error::TooManyPairs`,
 /// quickly, by every backend, and the collider still works afterwards.
-///
-/// NOT COMPILED YET: this needs `set_max_pairs(n: u64)` on `Collider` (the limit the
-/// `TooManyPairs` error names), which this tree does not have. Delete the `cfg(any())`
-/// line below, which switches the module off, when it lands.
-#[cfg(any())]
 mod beyond_the_pair_limit {
     use super::*;
     use gpu_collide::Error;

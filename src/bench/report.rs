@@ -449,7 +449,10 @@ mod tests {
         let end = lines[0].find("median ms").expect("header") + "median ms".len();
         assert_eq!(&lines[2][end - 4..end], "1.23", "{table}");
         assert_eq!(&lines[3][end - 3..end], "123", "{table}");
-        assert!(lines[3].contains("2 within 0.01 differ from cpu"), "{table}");
+        assert!(
+            lines[3].contains("2 within 0.01 differ from cpu"),
+            "{table}"
+        );
         assert!(table.contains("differ on 2 pairs"), "{table}");
         assert!(lines[2].ends_with("reference"), "{table}");
         assert!(lines[4].ends_with("alone"), "{table}");
