@@ -707,9 +707,18 @@ fn parse_body(
             ));
         }
     }
-    // Reduce the angle to [-pi, pi] in f64 first, so a large angle keeps its precision in f32.
-    let tau = std::f64::consts::TAU;
-    let angle = angle - tau * (angle / tau).round();
+    // Reduce the angle to [-pi, pi] in f64 first, so a large angle keeps its precision in
+    // f32. The remainder is exact in floating point, where `angle - tau * round(angle /
+    // tau)` is not: for an angle of 1e43 that left 1.2e27, which read again gave another.
+    let (tau, pi) = (std::f64::consts::TAU, std::f64::consts::PI);
+    let turned = angle % tau;
+    let angle = if turned > pi {
+        turned - tau
+    } else if turned < -pi {
+        turned + tau
+    } else {
+        turned
+    };
     let filter = |field: &str| -> Result<u32, SceneError> {
         Ok(fields
             .integer(field, u32::MAX as u64)?
@@ -777,5 +786,22 @@ mod tests {
         assert_eq!(number_text(-2.5), "-2.5");
         assert_eq!(number_text(3.0), "3");
         assert_eq!(number_text(1e-300), "1e-300");
+    }
+
+    #[test]
+    fn angles_are_reduced_once_and_for_all() {
+        let angle_of = |angle: &str| {
+            let text = format!(
+                r#"{{"shapes": [{{"circle": 1}}], "bodies": [{{"shape": 0, "x": 0, "y": 0, "angle": {angle}}}]}}"#
+            );
+            Scene::from_json(&text).expect("valid").bodies[0].angle
+        };
+        for angle in ["1e43", "1.2379401e27", "-3e300", "7", "-3.2", "3.14159"] {
+            let once = angle_of(angle);
+            assert!(once.abs() <= std::f32::consts::PI, "{angle} read as {once}");
+            // Written back and read again, the body turns the same way.
+            assert_eq!(angle_of(&once.to_string()), once, "{angle}");
+        }
+        assert_eq!(angle_of("7"), (7.0 - std::f64::consts::TAU) as f32);
     }
 }
