@@ -193,7 +193,10 @@ impl Grid {
                 }
             }
         }
-        found.fetch_add((out.len() - before) as u64, Ordering::Relaxed);
+        // Most bodies find nothing: they leave the shared counter alone.
+        if out.len() > before {
+            found.fetch_add((out.len() - before) as u64, Ordering::Relaxed);
+        }
         true
     }
 }
