@@ -249,13 +249,36 @@ fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, ot
     return aabbs_overlap(box, aabbs[other.body]);
 }
 
+// Appends `pair`, counting it even when it does not fit: the host grows and reruns.
+// False once the count has passed the limit: the frame will be refused, so the
+// invocation stops (and the counter cannot wrap around).
+fn emit_candidate(pair: vec2<u32>) -> bool {
+    let slot = atomicAdd(&counters.candidates, 1u);
+    if slot < params.candidate_capacity {
+        candidates[slot] = pair;
+    }
+    return slot < params.candidate_limit;
+}
+
 // Body i reads entries first .. end of `cell` on `level` and appends its candidates
-// there, counting them even when they do not fit (the host grows and reruns). They are
-// counted first and their slots taken with one atomic: a crowded cell would otherwise
-// queue every thread on the one counter. False once the count has passed the limit: the
-// frame will be refused, so the invocation stops (and the counter cannot wrap around).
-// Costs up to twice end - first loop iterations.
+// there, one atomic each: most cells a body reads hold none or a few. False once the
+// candidate limit is passed.
 fn scan_entries(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32) -> bool {
+    for (var k = first; k < end; k++) {
+        let other = grid_entries[k];
+        if is_candidate(i, me, box, level, cell, other) {
+            if !emit_candidate(vec2<u32>(min(i, other.body), max(i, other.body))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// scan_entries for a piece of a crowded cell, where most entries are candidates: they
+// are counted first and their slots taken with one atomic, since a pile of bodies on one
+// point would otherwise queue every thread on the one counter. Reads the entries twice.
+fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32) -> bool {
     var found = 0u;
     for (var k = first; k < end; k++) {
         if is_candidate(i, me, box, level, cell, grid_entries[k]) {
@@ -319,8 +342,8 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 let cell = vec2<i32>(x, y);
                 let bucket = buckets[cell_bucket(cell, level)];
                 let end = bucket.start + bucket.count;
-                if steps + 2u * bucket.count <= SCAN_BUDGET {
-                    steps += 2u * bucket.count;
+                if steps + bucket.count <= SCAN_BUDGET {
+                    steps += bucket.count;
                     if !scan_entries(i, me, box, level, cell, bucket.start, end) {
                         return;
                     }
@@ -359,5 +382,5 @@ fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
     let piece = deferred[t];
     let i = piece.body;
     let me = body_cells[i];
-    scan_entries(i, me, aabbs[i], piece.level, piece.cell, piece.first, piece.end);
+    scan_piece(i, me, aabbs[i], piece.level, piece.cell, piece.first, piece.end);
 }

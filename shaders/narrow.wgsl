@@ -245,6 +245,8 @@ const PAIR_BITMASK_BITMASK: u32 = 5u;
 struct Plan {
     a: u32,
     b: u32,
+    sa: PackedShape,
+    sb: PackedShape,
     pair_kind: u32,
     first_unit: i32,
     units: u32,
@@ -266,7 +268,7 @@ fn plan_of(i: u32, j: u32) -> Plan {
     }
     let sa = library_shape(infos[a].shape);
     let sb = library_shape(infos[b].shape);
-    var plan = Plan(a, b, 0u, 0, 1u, 1u, 1u);
+    var plan = Plan(a, b, sa, sb, 0u, 0, 1u, 1u, 1u);
     // Loop iterations per unit, and before the first.
     var unit_cost = 1u;
     var fixed_cost = 0u;
@@ -315,8 +317,8 @@ fn witness_collides(plan: Plan) -> bool {
 
 // Whether chunk `chunk` of the plan finds a witness.
 fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
-    let sa = library_shape(infos[plan.a].shape);
-    let sb = library_shape(infos[plan.b].shape);
+    let sa = plan.sa;
+    let sb = plan.sb;
     let first = chunk * plan.per_chunk;
     let end = min(first + plan.per_chunk, plan.units);
     if plan.pair_kind == PAIR_POLYGON_POLYGON {
@@ -340,21 +342,20 @@ fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
         return circle_circle(placement_in_frame_of(plan.b, plan.a).offset, sa.radius, sb.radius);
     }
     // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
+    let placed = placement_in_frame_of(plan.a, plan.b);
+    let d = vec2<i32>(transforms[plan.b].position) - vec2<i32>(transforms[plan.a].position);
     for (var unit = first; unit < end; unit++) {
         let row = plan.first_unit + i32(unit);
         if plan.pair_kind == PAIR_POLYGON_BITMASK {
-            if polygon_row_hits(sa, placement_in_frame_of(plan.a, plan.b), sb, row) {
+            if polygon_row_hits(sa, placed, sb, row) {
                 return true;
             }
         } else if plan.pair_kind == PAIR_CIRCLE_BITMASK {
-            if circle_row_hits(placement_in_frame_of(plan.a, plan.b).offset, sa.radius, sb, row) {
+            if circle_row_hits(placed.offset, sa.radius, sb, row) {
                 return true;
             }
-        } else {
-            let d = vec2<i32>(transforms[plan.b].position) - vec2<i32>(transforms[plan.a].position);
-            if bitmask_row_hits(sa, sb, d, row) {
-                return true;
-            }
+        } else if bitmask_row_hits(sa, sb, d, row) {
+            return true;
         }
     }
     return false;
@@ -377,41 +378,16 @@ fn narrow_args() {
     dispatch_args[ARGS_NARROW] = dispatch_for(min(atomicLoad(&counters.candidates), params.candidate_capacity));
 }
 
-// The workgroup's colliding pairs, counted in workgroup memory, and where its run of
-// slots starts in the pair buffer: one global atomic per workgroup rather than per pair,
-// which a dense scene would otherwise queue every thread on.
-var<workgroup> group_pairs: atomic<u32>;
-var<workgroup> group_first_slot: u32;
-
 // One candidate: decided here when its test is one chunk, else handed to narrow_task.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    if local == 0u {
-        atomicStore(&group_pairs, 0u);
-    }
-    workgroupBarrier();
     let index = global_index(workgroup, local);
-    var candidate = vec2<u32>(0u);
-    var collides = false;
-    if index < min(atomicLoad(&counters.candidates), params.candidate_capacity) {
-        candidate = candidates[index];
-        collides = decide_or_hand_over(candidate);
+    if index >= min(atomicLoad(&counters.candidates), params.candidate_capacity) {
+        return;
     }
-    var group_slot = 0u;
-    if collides {
-        group_slot = atomicAdd(&group_pairs, 1u);
-    }
-    workgroupBarrier();
-    if local == 0u {
-        let count = atomicLoad(&group_pairs);
-        if count != 0u {
-            group_first_slot = atomicAdd(&counters.pairs, count);
-        }
-    }
-    workgroupBarrier();
-    let slot = group_first_slot + group_slot;
-    if collides && slot < params.pair_capacity {
-        pairs[slot] = candidate;
+    let candidate = candidates[index];
+    if decide_or_hand_over(candidate) {
+        emit_pair(candidate);
     }
 }
 

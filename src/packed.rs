@@ -29,7 +29,8 @@ pub const CHUNK_BUDGET: u32 = 4096;
 
 /// Grid entries (plus cells) one body of the broad phase reads itself; past this, it
 /// hands the rest of a crowded cell over in [`SCAN_CHUNK`]-entry pieces to
-/// `broad_deferred`, for the same reason as [`CHUNK_BUDGET`].
+/// `broad_deferred`, for the same reason as [`CHUNK_BUDGET`]. A piece is read twice
+/// (counted, then written), so a piece costs twice its entries.
 pub const SCAN_BUDGET: u32 = 4096;
 
 /// Grid entries of one piece of a crowded cell handed over by the broad phase.
