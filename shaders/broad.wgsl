@@ -8,7 +8,7 @@
 // - A body on a level reaches at most half a cell from its centre, so the bodies that
 //   may overlap a box sit in the few cells under the box grown by half a cell. On its own
 //   level every body looks there, and a pair is reported by its lower index. Between two
-//   levels only one side looks, chosen per pair of levels by the host (see `probes`): the
+//   levels only one side looks, chosen per pair of levels (see `sweeps_down`): the
 //   many fine bodies looking up at the few coarse ones, or the coarse ones sweeping the
 //   fine cells under them, whichever touches fewer cells. So every candidate appears
 //   exactly once, and 10^5 bullets need not each look for the few ships among them.
@@ -28,7 +28,8 @@
 //   circles swept 4.2 million cells in one invocation and the GPU reported none of its
 //   300 pairs.
 // - Which side looks between two levels is chosen every frame on the GPU from the bodies
-//   each level really holds (choose_probe_down), not predicted from the shapes.
+//   each level really holds (sweeps_down), not predicted from the shapes, and turned into
+//   one word per level of the levels its bodies search (choose_look_levels).
 //
 // Measured (lavapipe, 2 cores, 100k bullet-hell bodies; see BENCHMARKS.md): a first
 // version with a three-pass prefix sum and every body looking at its coarser levels
@@ -101,19 +102,6 @@ fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
     return vec4<i32>(first.y, first.x, last.y, last.x);
 }
 
-// Whether bodies on level `own` look for bodies on level `other`. On its own level a
-// body always looks (and the lower index reports). Between two levels exactly one side
-// looks, as choose_probe_down decided.
-fn probes(own: u32, other: u32) -> bool {
-    if own == other {
-        return true;
-    }
-    let coarse = max(own, other);
-    let fine = min(own, other);
-    let down = (grid_info.probe_down[coarse] >> fine) & 1u;
-    return (own == coarse) == (down == 1u);
-}
-
 // ---- counting sort into the hash table ----
 
 var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
@@ -159,22 +147,31 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
     }
 }
 
-// Entry `coarse` of probe_down: whether the bodies of level `coarse` sweep each finer
-// level (at most DOWN_LEVELS below, never from the top) or its bodies look up, whichever
-// reads fewer cells for this frame's counts. Twin of `probe_down_of` in src/grid.rs.
-fn choose_probe_down(coarse: u32) -> u32 {
-    var bits = 0u;
-    if coarse >= TOP_LEVEL {
-        return bits;
+// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` (at most
+// DOWN_LEVELS below, never from the top) rather than its bodies look up, whichever reads
+// fewer cells for this frame's counts. Twin of `sweeps_down` in src/grid.rs.
+fn sweeps_down(coarse: u32, fine: u32) -> bool {
+    if coarse >= TOP_LEVEL || fine >= coarse || coarse - fine > DOWN_LEVELS {
+        return false;
     }
-    let coarse_bodies = f32(atomicLoad(&grid_info_counters.level_bodies[coarse]));
-    for (var fine = max(coarse, DOWN_LEVELS) - DOWN_LEVELS; fine < coarse; fine++) {
-        // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
-        let side = f32((1u << (coarse - fine)) + 2u);
-        let down = coarse_bodies * side * side;
-        let up = f32(atomicLoad(&grid_info_counters.level_bodies[fine])) * 4.0;
-        if down < up {
-            bits |= 1u << fine;
+    // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
+    let side = f32((1u << (coarse - fine)) + 2u);
+    let down = f32(atomicLoad(&grid_info_counters.level_bodies[coarse])) * side * side;
+    let up = f32(atomicLoad(&grid_info_counters.level_bodies[fine])) * 4.0;
+    return down < up;
+}
+
+// Entry `own` of look_levels: the occupied levels that bodies on level `own` search. On
+// its own level a body always looks (and the lower index reports); between two levels
+// exactly one side does. Twin of `look_levels` in src/grid.rs.
+fn choose_look_levels(own: u32) -> u32 {
+    let occupied = atomicLoad(&grid_info_counters.occupied_levels);
+    var bits = 0u;
+    for (var other = 0u; other < MAX_LEVELS; other++) {
+        let looks = other == own || (other < own && sweeps_down(own, other))
+            || (other > own && !sweeps_down(other, own));
+        if looks && ((occupied >> other) & 1u) == 1u {
+            bits |= 1u << other;
         }
     }
     return bits;
@@ -184,12 +181,12 @@ fn choose_probe_down(coarse: u32) -> u32 {
 // consecutive buckets, takes that many entries from a global counter with one atomic,
 // and hands them out in order. The buckets' ranges end up in no particular order, which
 // nothing needs; in exchange there is no multi-pass prefix sum and no barrier.
-// The first MAX_LEVELS threads also choose which side looks between levels.
+// The first MAX_LEVELS threads also choose the levels each level's bodies search.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let thread = global_index(workgroup, local);
     if thread < MAX_LEVELS {
-        atomicStore(&grid_info_counters.probe_down[thread], choose_probe_down(thread));
+        atomicStore(&grid_info_counters.look_levels[thread], choose_look_levels(thread));
     }
     let first = thread * BUCKETS_PER_THREAD;
     if first >= params.bucket_count {
@@ -314,15 +311,15 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     if me.bucket == NO_BUCKET {
         return;
     }
-    // The levels to look at: occupied by somebody this body accepts, and this body's to
-    // search (else the bodies of that level look for this one). Most bullets have none,
-    // and stop here without reading their box.
+    // The levels to look at: this body's to search (else the bodies of that level look
+    // for this one), holding somebody this body accepts. Most bullets have none, and
+    // stop here without reading their box.
     var levels = 0u;
-    var occupied = grid_info.occupied_levels;
-    while occupied != 0u {
-        let level = countTrailingZeros(occupied);
-        occupied &= occupied - 1u;
-        if (grid_info.level_layers[level] & me.mask) != 0u && probes(me.level, level) {
+    var searched = grid_info.look_levels[me.level];
+    while searched != 0u {
+        let level = countTrailingZeros(searched);
+        searched &= searched - 1u;
+        if (grid_info.level_layers[level] & me.mask) != 0u {
             levels |= 1u << level;
         }
     }

@@ -89,8 +89,8 @@ struct GridEntry {
 struct GridInfo {
     level_layers: array<u32, MAX_LEVELS>,
     level_bodies: array<u32, MAX_LEVELS>,
-    // Bit f of entry c: bodies on level c look for those on the finer level f (else the reverse).
-    probe_down: array<u32, MAX_LEVELS>,
+    // Entry l: the occupied levels that bodies on level l search, as bits.
+    look_levels: array<u32, MAX_LEVELS>,
     occupied_levels: u32,
     allocated: u32,
 }
@@ -99,7 +99,7 @@ struct GridInfo {
 struct AtomicGridInfo {
     level_layers: array<atomic<u32>, MAX_LEVELS>,
     level_bodies: array<atomic<u32>, MAX_LEVELS>,
-    probe_down: array<atomic<u32>, MAX_LEVELS>,
+    look_levels: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,
     allocated: atomic<u32>,
 }

@@ -118,45 +118,40 @@ pub fn probe_range(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> (IV
     (first, last)
 }
 
-/// Which side looks between two levels, from how many bodies each level holds this
-/// frame: bit `f` of entry `c` set means the bodies on level `c` sweep the cells of the
-/// finer level `f` under them; clear means each body on `f` looks at the level-`c` cells
-/// around it. Either finds every pair once; this picks the one that reads fewer cells.
+/// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` under
+/// them (else each body of `fine` looks at the `coarse` cells around it), from how many
+/// bodies each level holds this frame: either finds every pair once; this picks the one
+/// that reads fewer cells.
 ///
 /// Sweeping down is allowed only `DOWN_LEVELS` levels deep and never from
 /// [`TOP_LEVEL`], so one body never sweeps more than a bounded number of cells. The
 /// counts are measured by the frame itself (on the GPU by `assign_cells`), not predicted
 /// from the shapes: a prediction that put a body one level off once made a 3000-unit
-/// square sweep four million cells. As WGSL `choose_probe_down`.
-pub fn probe_down(level_bodies: &[u32; MAX_LEVELS as usize]) -> [u32; MAX_LEVELS as usize] {
-    let mut down = [0u32; MAX_LEVELS as usize];
-    for (coarse, bits) in down.iter_mut().enumerate().take(TOP_LEVEL as usize) {
-        *bits = probe_down_of(level_bodies, coarse as u32);
+/// square sweep four million cells. As WGSL `sweeps_down`.
+pub fn sweeps_down(level_bodies: &[u32; MAX_LEVELS as usize], coarse: u32, fine: u32) -> bool {
+    if coarse >= TOP_LEVEL || fine >= coarse || coarse - fine > DOWN_LEVELS {
+        return false;
     }
-    down
+    // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
+    let side = ((1u32 << (coarse - fine)) + 2) as u64;
+    let down = level_bodies[coarse as usize] as u64 * side * side;
+    let up = level_bodies[fine as usize] as u64 * 4;
+    down < up
 }
 
-/// Entry `coarse` of [`probe_down`]: one thread of WGSL `choose_probe_down`.
-pub fn probe_down_of(level_bodies: &[u32; MAX_LEVELS as usize], coarse: u32) -> u32 {
-    let mut bits = 0;
-    if coarse >= TOP_LEVEL {
-        return bits;
-    }
-    for fine in coarse.saturating_sub(DOWN_LEVELS)..coarse {
-        // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
-        let side = (1u32 << (coarse - fine)) + 2;
-        let down = level_bodies[coarse as usize] as u64 * (side * side) as u64;
-        let up = level_bodies[fine as usize] as u64 * 4;
-        if down < up {
-            bits |= 1 << fine;
-        }
-    }
-    bits
+/// [`sweeps_down`] for every pair of levels: bit `f` of entry `c` is set when the bodies
+/// of level `c` sweep level `f`.
+pub fn probe_down(level_bodies: &[u32; MAX_LEVELS as usize]) -> [u32; MAX_LEVELS as usize] {
+    std::array::from_fn(|coarse| {
+        (0..coarse as u32)
+            .filter(|&fine| sweeps_down(level_bodies, coarse as u32, fine))
+            .fold(0, |bits, fine| bits | 1 << fine)
+    })
 }
 
 /// Whether bodies on level `own` look for bodies on level `other`: on its own level a
 /// body always looks (and the lower index reports); between two levels exactly one side
-/// does, as `probe_down` says. As WGSL `probes`.
+/// does, as `probe_down` says.
 pub fn probes(probe_down: &[u32; MAX_LEVELS as usize], own: u32, other: u32) -> bool {
     if own == other {
         return true;
@@ -164,6 +159,20 @@ pub fn probes(probe_down: &[u32; MAX_LEVELS as usize], own: u32, other: u32) -> 
     let (coarse, fine) = (own.max(other), own.min(other));
     let down = probe_down[coarse as usize] >> fine & 1 == 1;
     (own == coarse) == down
+}
+
+/// For each level, the occupied levels its bodies search, as bits: worked out once a
+/// frame so that a body reads one word instead of testing every level. As WGSL
+/// `choose_look_levels`.
+pub fn look_levels(
+    probe_down: &[u32; MAX_LEVELS as usize],
+    occupied: u32,
+) -> [u32; MAX_LEVELS as usize] {
+    std::array::from_fn(|own| {
+        (0..MAX_LEVELS)
+            .filter(|&other| occupied >> other & 1 == 1 && probes(probe_down, own as u32, other))
+            .fold(0, |bits, other| bits | 1 << other)
+    })
 }
 
 #[cfg(test)]
@@ -178,6 +187,12 @@ mod tests {
         bodies[12] = 1;
         bodies[TOP_LEVEL as usize] = 1;
         let down = probe_down(&bodies);
+        let occupied = 1 | 1 << 3 | 1 << 12 | 1 << TOP_LEVEL;
+        let look = look_levels(&down, occupied);
+        // Bullets look only among themselves: the ships sweep them, and level 12 and
+        // the top level are too far above to sweep, so the bullets look up at them.
+        assert_eq!(look[0], 1 | 1 << 12 | 1 << TOP_LEVEL);
+        assert_eq!(look[3], 1 << 3 | 1 | 1 << 12 | 1 << TOP_LEVEL);
         // 300 ships over a million bullets: the ships sweep (300 * 100 < 4e6).
         assert_eq!(down[3] & 1, 1);
         // Level 12 is too far above level 0 to sweep it, however few its bodies.

@@ -289,10 +289,9 @@ pub struct GridInfo {
     pub level_layers: [u32; MAX_LEVELS as usize],
     /// Bodies at each level.
     pub level_bodies: [u32; MAX_LEVELS as usize],
-    /// Bit `f` of entry `c`: bodies on level `c` look for bodies on the finer level `f`
-    /// (else those on `f` look for those on `c`), chosen each frame from `level_bodies`
-    /// by [`crate::grid::probe_down`].
-    pub probe_down: [u32; MAX_LEVELS as usize],
+    /// Entry `l`: the occupied levels that bodies on level `l` search, as bits, chosen
+    /// each frame from `level_bodies` ([`crate::grid::look_levels`]).
+    pub look_levels: [u32; MAX_LEVELS as usize],
     /// Bit `l` is set when level `l` holds a body.
     pub occupied_levels: u32,
     /// Entries handed out to buckets so far (`allocate_buckets`).

@@ -146,7 +146,7 @@ fn rust_structs_mirror_wgsl_structs() {
         [
             level_layers,
             level_bodies,
-            probe_down,
+            look_levels,
             occupied_levels,
             allocated
         ]

@@ -12,7 +12,9 @@ use glam::{IVec2, Vec2};
 use rayon::prelude::*;
 
 use crate::collider::Pair;
-use crate::grid::{cell_at, cell_bucket, level_of, probe_down, probe_range, probes, GridParams};
+use crate::grid::{
+    cell_at, cell_bucket, level_of, look_levels, probe_down, probe_range, GridParams,
+};
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, NO_BUCKET,
 };
@@ -92,7 +94,7 @@ impl Grid {
             info.occupied_levels |= 1 << placed.level;
         }
         // allocate_buckets: which side looks between levels, from this frame's counts...
-        info.probe_down = probe_down(&info.level_bodies);
+        info.look_levels = look_levels(&probe_down(&info.level_bodies), info.occupied_levels);
         // ...then the ranges, one chunk of buckets after another.
         for chunk in buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
             let total: u32 = chunk.iter().map(|b| b.count).sum();
@@ -140,16 +142,14 @@ impl Grid {
         if me.bucket == NO_BUCKET {
             return true;
         }
-        // The levels to look at: occupied by somebody this body accepts, and this
-        // body's to search (else the bodies of that level look for this one).
+        // The levels to look at: this body's to search (else the bodies of that level
+        // look for this one), holding somebody this body accepts.
         let mut levels = 0u32;
-        let mut occupied = self.info.occupied_levels;
-        while occupied != 0 {
-            let level = occupied.trailing_zeros();
-            occupied &= occupied - 1;
-            if self.info.level_layers[level as usize] & me.mask != 0
-                && probes(&self.info.probe_down, me.level, level)
-            {
+        let mut searched = self.info.look_levels[me.level as usize];
+        while searched != 0 {
+            let level = searched.trailing_zeros();
+            searched &= searched - 1;
+            if self.info.level_layers[level as usize] & me.mask != 0 {
                 levels |= 1 << level;
             }
         }
@@ -232,8 +232,9 @@ mod tests {
         expected.sort_unstable();
         let params = GridParams::for_bodies(&library, &infos);
         let mut grid = Grid::build(&params, &infos, &aabbs);
-        for probe_down in [grid.info.probe_down, [0; 32], [u32::MAX; 32]] {
-            grid.info.probe_down = probe_down;
+        let chosen = probe_down(&grid.info.level_bodies);
+        for probe_down in [chosen, [0; 32], [u32::MAX; 32]] {
+            grid.info.look_levels = look_levels(&probe_down, grid.info.occupied_levels);
             let (mut found, count) = (Vec::new(), AtomicU64::new(0));
             for i in 0..infos.len() {
                 grid.candidates_of(&params, i, &aabbs, u64::MAX, &count, &mut found);
