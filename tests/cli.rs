@@ -56,6 +56,10 @@ fn pairs_prints_sorted_pairs_on_every_backend() {
             "{backend}"
         );
         assert!(
+            stderr.contains("start-up: scene read in") && stderr.contains("backend ready in"),
+            "{backend}: start-up is timed apart from the pairs: {stderr}"
+        );
+        assert!(
             stderr.contains("backend:"),
             "{backend}: the backend used goes to stderr: {stderr}"
         );
