@@ -33,7 +33,7 @@
 //! # Ok::<(), gpu_collide::Error>(())
 //! ```
 //!
-//! Scenes can also be read from the JSON format of `spec/scene-format.md` with [`Scene::from_json`].
+//! Scenes can also be read from the JSON format of `docs/scene-format.md` with [`Scene::from_json`].
 
 pub mod bench;
 pub mod body;

@@ -39,7 +39,7 @@ struct Cli {
 enum Command {
     /// Prints the colliding pairs of a scene file as {"pairs": [[i, j], ...]}.
     Pairs {
-        /// The scene file (JSON, see spec/scene-format.md); `-` reads standard input.
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
         scene: PathBuf,
         /// Where to compute.
         #[arg(long, value_enum, default_value_t = Backend::Gpu)]

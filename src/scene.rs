@@ -1,4 +1,4 @@
-//! Scenes and the scene file format (`spec/scene-format.md`): reading JSON with an error
+//! Scenes and the scene file format (`docs/scene-format.md`): reading JSON with an error
 //! that names the shape or body, the field and the rule; writing it back.
 //!
 //! Messages quote values from the file cut to [`QUOTE_CHARS`] characters, so that a

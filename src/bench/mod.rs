@@ -106,7 +106,7 @@ pub enum SceneChoice {
     Mixed,
     /// `bitmask`: bitmasks only ([`SceneKind::Bitmasks`]), stepping a unit a frame.
     Bitmask,
-    /// A scene file (`spec/scene-format.md`), its bodies drifting.
+    /// A scene file (`docs/scene-format.md`), its bodies drifting.
     File(PathBuf),
 }
 

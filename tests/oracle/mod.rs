@@ -1,6 +1,6 @@
 //! Independent double-precision collision oracle for the tests.
 //!
-//! It reads a scene file (the JSON of `shared/spec/scene-format.md`) and decides, for every
+//! It reads a scene file (the JSON of `docs/scene-format.md`) and decides, for every
 //! pair of bodies, whether they collide and whether the pair lies in the spec's tolerance
 //! band (boundaries within `BAND` of touching), where either answer is accepted.
 //!
