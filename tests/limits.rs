@@ -884,3 +884,41 @@ fn a_pile_is_all_pairs() {
     assert_eq!(truth.pairs.len(), 28, "a pile: every pair collides");
     assert!(truth.band.is_empty(), "a pile: every pair deep");
 }
+
+/// A frame whose candidates do not fit one storage binding runs in slices of bodies on
+/// the GPU, each pair found by one slice. A device whose bindings hold 1 MiB (131 072
+/// pairs) meets that with a pile of 1000 bodies (499 500 pairs) beside bodies apart,
+/// cheaply, where the default limits would need a pile of some 6000 bodies.
+#[test]
+fn candidates_beyond_one_binding_run_in_slices_with_every_pair_found_once() {
+    if gpu().is_none() {
+        return;
+    }
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 1 << 20,
+        ..wgpu::Limits::default()
+    };
+    let context = gpu_collide::GpuContext::with_limits(limits).expect("small bindings");
+    let mut scene = pile(1000);
+    // Bodies apart from the pile and from each other, so slices also hold bodies with no pair.
+    for k in 0..500 {
+        let mut body = scene.bodies[0];
+        body.position = Vec2::new(100.0 + 10.0 * k as f32, 50.0);
+        scene.bodies.push(body);
+    }
+    let library = scene.validate().expect("valid");
+    let found = GpuCollider::new(&context, library.clone())
+        .expect("collider")
+        .find_pairs(&scene.bodies)
+        .expect("the frame runs in slices");
+    let expected = all_pairs(1000);
+    assert_eq!(found.len(), expected.len());
+    assert!(
+        found == expected,
+        "every pair of the pile once, sorted, and no other"
+    );
+    let cpu = CpuCollider::new(library)
+        .find_pairs(&scene.bodies)
+        .expect("cpu");
+    assert!(cpu == found, "the cpu backend agrees");
+}
