@@ -1,0 +1,168 @@
+//! What one frame of the GPU pipeline reads, writes and counts, for the cost model in
+//! BENCHMARKS.md: the grid is built and queried with the CPU twin, which reads exactly
+//! what the kernels read, and each access is tallied by the size of the record the
+//! kernel loads (`src/packed.rs`).
+//!
+//! ```text
+//! cargo run --release --example frame_counts -- 100000 1000000
+//! ```
+
+use std::mem::size_of;
+
+use gpu_collide::cpu::bounds::bounds;
+use gpu_collide::cpu::broad::Grid;
+use gpu_collide::cpu::narrow::bodies_collide;
+use gpu_collide::generate::BulletHell;
+use gpu_collide::glam::{IVec2, Vec2};
+use gpu_collide::grid::{cell_bucket, probe_range, GridParams};
+use gpu_collide::library::{body_info, body_transform};
+use gpu_collide::packed::{
+    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, GridEntry, BUCKETS_PER_THREAD, NO_BUCKET,
+};
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![100_000, 1_000_000]
+    } else {
+        sizes
+    };
+    for n in sizes {
+        count(n);
+    }
+}
+
+fn count(n: usize) {
+    let scene = BulletHell::new(n, 4).scene;
+    let library = scene.validate().expect("valid scene");
+    let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+    let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+    let aabbs = bounds(&library, &transforms, &infos);
+    let params = GridParams::for_bodies(&library, &infos);
+    let grid = Grid::build(&params, &infos, &aabbs);
+
+    let (transform, info, aabb, cell, bucket, entry) = (
+        size_of::<BodyTransform>() as u64,
+        size_of::<BodyInfo>() as u64,
+        size_of::<Aabb>() as u64,
+        size_of::<BodyCell>() as u64,
+        size_of::<Bucket>() as u64,
+        size_of::<GridEntry>() as u64,
+    );
+    let bodies = n as u64;
+    let buckets = params.bucket_count as u64;
+    let placed = grid
+        .body_cells
+        .iter()
+        .filter(|c| c.bucket != NO_BUCKET)
+        .count() as u64;
+
+    // The query, tallied as the `broad` kernel reads: each body's cell record; for those
+    // with a level to search, its box, then a bucket per cell and an entry per slot, and
+    // the other body's box when the filters agree.
+    let (mut searching, mut cells, mut entries, mut boxes) = (0u64, 0u64, 0u64, 0u64);
+    let mut candidates = Vec::new();
+    for (i, me) in grid.body_cells.iter().enumerate() {
+        if me.bucket == NO_BUCKET {
+            continue;
+        }
+        let mut levels = 0u32;
+        let mut searched = grid.info.look_levels[me.level as usize];
+        while searched != 0 {
+            let level = searched.trailing_zeros();
+            searched &= searched - 1;
+            if grid.info.level_layers[level as usize] & me.mask != 0 {
+                levels |= 1 << level;
+            }
+        }
+        if levels == 0 {
+            continue;
+        }
+        searching += 1;
+        let own = &aabbs[i];
+        while levels != 0 {
+            let level = levels.trailing_zeros();
+            levels &= levels - 1;
+            let (first, last) =
+                probe_range(&params, Vec2::from(own.min), Vec2::from(own.max), level);
+            for y in first.y..=last.y {
+                for x in first.x..=last.x {
+                    cells += 1;
+                    let c = IVec2::new(x, y);
+                    let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
+                    for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
+                        entries += 1;
+                        if other.level != level || IVec2::from(other.cell) != c {
+                            continue;
+                        }
+                        if level == me.level && other.body as usize <= i {
+                            continue;
+                        }
+                        if me.layer & other.mask == 0 || other.layer & me.mask == 0 {
+                            continue;
+                        }
+                        boxes += 1;
+                        if own.overlaps(&aabbs[other.body as usize]) {
+                            candidates.push([i as u32, other.body]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let c = candidates.len() as u64;
+    let pairs = candidates
+        .iter()
+        .filter(|&&[i, j]| bodies_collide(&library, &transforms, &infos, i as usize, j as usize))
+        .count() as u64;
+
+    let stages = [
+        ("upload (host to GPU)", transform * bodies, 0),
+        ("bounds", (transform + info + aabb) * bodies, 0),
+        (
+            "assign_cells",
+            (info + aabb + cell) * bodies,
+            placed, // one bucket counter each
+        ),
+        (
+            "allocate_buckets",
+            2 * bucket * buckets,
+            buckets / BUCKETS_PER_THREAD as u64,
+        ),
+        ("scatter_cells", (cell + bucket + entry) * placed, 0),
+        (
+            "broad (query)",
+            cell * bodies
+                + aabb * searching
+                + bucket * cells
+                + entry * entries
+                + aabb * boxes
+                + 8 * c,
+            c,
+        ),
+        (
+            "narrow",
+            (8 + 2 * (info + transform)) * c + 8 * pairs,
+            pairs,
+        ),
+        ("readback (GPU to host)", 32 + 8 * pairs, 0),
+    ];
+    println!("bullet-hell, {n} bodies (seed 4):");
+    println!(
+        "  placed {placed}, searching {searching}, cells read {cells}, entries read {entries}, \
+         boxes read {boxes}, candidates {c}, pairs {pairs}, buckets {buckets}"
+    );
+    let mut total = 0;
+    for (stage, bytes, atomics) in stages {
+        total += bytes;
+        println!(
+            "  {stage:<24} {:>9.2} MB  {:>6.1} B/body  {atomics:>9} global atomics",
+            bytes as f64 / 1e6,
+            bytes as f64 / bodies as f64
+        );
+    }
+    println!("  {:<24} {:>9.2} MB", "all", total as f64 / 1e6);
+}
