@@ -213,6 +213,40 @@ pub fn body_transform(body: &Body) -> BodyTransform {
     }
 }
 
+/// Brings `transforms` up to date with `bodies`, where `angles` holds the angle each
+/// transform's rotation was computed from (both as the last call left them). A rotation
+/// is a function of the angle's bits alone, so it is reused wherever those did not change,
+/// whatever body now sits at that index: `sin_cos` in f64 was most of the host's work in a
+/// frame (1.7 to 2.3 ms for 100k bodies on two cores), and most bodies do not turn from one
+/// frame to the next.
+pub fn update_transforms(
+    bodies: &[Body],
+    transforms: &mut Vec<BodyTransform>,
+    angles: &mut Vec<f32>,
+) {
+    use rayon::prelude::*;
+    if transforms.len() != bodies.len() || angles.len() != bodies.len() {
+        transforms.clear();
+        transforms.par_extend(bodies.par_iter().with_min_len(8192).map(body_transform));
+        angles.clear();
+        angles.par_extend(bodies.par_iter().map(|b| b.angle));
+        return;
+    }
+    transforms
+        .par_iter_mut()
+        .zip(angles.par_iter_mut())
+        .zip(bodies.par_iter())
+        .with_min_len(8192)
+        .for_each(|((transform, angle), body)| {
+            if angle.to_bits() == body.angle.to_bits() {
+                transform.position = body.position.to_array();
+            } else {
+                *transform = body_transform(body);
+                *angle = body.angle;
+            }
+        });
+}
+
 /// The rarely changing part of a body.
 pub fn body_info(body: &Body) -> BodyInfo {
     BodyInfo {
@@ -277,3 +311,32 @@ fn counter_clockwise(
 }
 
 use bytemuck::Zeroable;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn updated_transforms_equal_fresh_ones_frame_after_frame() {
+        use glam::Vec2;
+        let mut bodies: Vec<Body> = (0..20_000)
+            .map(|k| Body::new(0, Vec2::new(k as f32, 1.0)).with_angle(k as f32 * 0.001))
+            .collect();
+        let (mut transforms, mut angles) = (Vec::new(), Vec::new());
+        for frame in 0..4 {
+            for (k, body) in bodies.iter_mut().enumerate() {
+                body.position.y += 0.5;
+                if k % (frame + 2) == 0 {
+                    body.angle += 0.25; // some turn, most do not
+                }
+            }
+            if frame == 2 {
+                bodies.truncate(15_000); // a different count recomputes all
+                bodies.swap(3, 4_000); // a different body at an index
+            }
+            update_transforms(&bodies, &mut transforms, &mut angles);
+            let fresh: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
+            assert!(transforms == fresh, "frame {frame}");
+        }
+    }
+}

@@ -22,7 +22,7 @@ use crate::body::Body;
 use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::grid::GridParams;
-use crate::library::{body_info, body_transform, ShapeLibrary};
+use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
 
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large
@@ -54,6 +54,8 @@ pub struct CpuCollider {
 #[derive(Debug, Clone, Default)]
 struct Scratch {
     transforms: Vec<BodyTransform>,
+    /// The angles `transforms`' rotations were computed from.
+    angles: Vec<f32>,
     infos: Vec<BodyInfo>,
     aabbs: Vec<Aabb>,
     grid: broad::Grid,
@@ -94,9 +96,7 @@ impl Collider for CpuCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
         let s = &mut self.scratch;
-        s.transforms.clear();
-        s.transforms
-            .par_extend(bodies.par_iter().map(body_transform));
+        update_transforms(bodies, &mut s.transforms, &mut s.angles);
         s.infos.clear();
         s.infos.par_extend(bodies.par_iter().map(body_info));
         let params = self.grid_params();

@@ -25,7 +25,7 @@ use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::grid::{bucket_count, GridParams};
-use crate::library::{body_info, body_transform, ShapeLibrary};
+use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
     GridEntry, GridInfo, LongPair, Params, ARGS_COUNT,
@@ -57,8 +57,10 @@ pub struct GpuCollider {
     /// Per-stage GPU times, where the device has timestamp queries.
     timer: Option<StageTimer>,
     last: FrameStats,
-    /// Reused every frame so a frame allocates nothing on the host.
+    /// Reused every frame so a frame allocates nothing on the host; `angles` are those the
+    /// transforms' rotations were computed from (see [`update_transforms`]).
     transforms: Vec<BodyTransform>,
+    angles: Vec<f32>,
     infos: Vec<BodyInfo>,
     /// Box-overlapping pairs past which a frame is refused.
     max_pairs: u64,
@@ -175,6 +177,7 @@ impl GpuCollider {
                 timer: StageTimer::new(device, &context.queue),
                 last: FrameStats::default(),
                 transforms: Vec::new(),
+                angles: Vec::new(),
                 infos: Vec::new(),
                 max_pairs: DEFAULT_MAX_PAIRS,
                 library_bases: (vertex_base, word_base),
@@ -206,10 +209,7 @@ impl GpuCollider {
 
     /// Uploads this frame's transforms, and the infos if they changed.
     fn upload_bodies(&mut self, bodies: &[Body]) {
-        // sin/cos in f64 for a million bodies is worth both cores.
-        self.transforms.clear();
-        self.transforms
-            .par_extend(bodies.par_iter().with_min_len(8192).map(body_transform));
+        update_transforms(bodies, &mut self.transforms, &mut self.angles);
         self.infos.clear();
         self.infos
             .par_extend(bodies.par_iter().with_min_len(8192).map(body_info));
