@@ -69,15 +69,7 @@ fn count(n: usize) {
         if me.bucket == NO_BUCKET {
             continue;
         }
-        let mut levels = 0u32;
-        let mut searched = grid.info.look_levels[me.level as usize];
-        while searched != 0 {
-            let level = searched.trailing_zeros();
-            searched &= searched - 1;
-            if grid.info.level_layers[level as usize] & me.mask != 0 {
-                levels |= 1 << level;
-            }
-        }
+        let mut levels = grid.levels_to_search(me);
         if levels == 0 {
             continue;
         }

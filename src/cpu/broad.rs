@@ -124,6 +124,22 @@ impl Grid {
         }
     }
 
+    /// The levels a placed body looks at, as bits: its own level's to search (else the
+    /// bodies of that level look for this one), holding somebody the body accepts. Most
+    /// bullets have none.
+    pub fn levels_to_search(&self, me: &BodyCell) -> u32 {
+        let mut levels = 0u32;
+        let mut searched = self.info.look_levels[me.level as usize];
+        while searched != 0 {
+            let level = searched.trailing_zeros();
+            searched &= searched - 1;
+            if self.info.level_layers[level as usize] & me.mask != 0 {
+                levels |= 1 << level;
+            }
+        }
+        levels
+    }
+
     /// Appends body `i`'s candidates to `out`: one thread of the `broad` kernel (which
     /// hands crowded cells over to `broad_deferred` in pieces; here one thread reads
     /// them all). Stops early, returning false, once `found` (candidates found by every
@@ -142,17 +158,7 @@ impl Grid {
         if me.bucket == NO_BUCKET {
             return true;
         }
-        // The levels to look at: this body's to search (else the bodies of that level
-        // look for this one), holding somebody this body accepts.
-        let mut levels = 0u32;
-        let mut searched = self.info.look_levels[me.level as usize];
-        while searched != 0 {
-            let level = searched.trailing_zeros();
-            searched &= searched - 1;
-            if self.info.level_layers[level as usize] & me.mask != 0 {
-                levels |= 1 << level;
-            }
-        }
+        let mut levels = self.levels_to_search(me);
         if levels == 0 {
             return true;
         }
