@@ -8,7 +8,7 @@
 //! - The library, given valid shapes and bodies built through its API (polygons from
 //!   random convex hulls of 3 to 256 vertices, circles, bitmasks up to 8192 a side and
 //!   4M pixels, sizes from 1e-3 to 1e3, positions near the origin, at ±16384 and far
-//!   beyond, any angle, layer and mask), must answer within 30 s without panicking,
+//!   beyond, any angle, layer and mask), must answer within 120 s without panicking,
 //!   and every backend must be exact outside the band as the oracle decides it (the band
 //!   widens beyond ±16384, see `support::band_for`), as the cross-check holds its scenes.
 //!
@@ -911,7 +911,11 @@ struct Tally {
     band: usize,
 }
 
-/// Builds the scene and checks it on `backends` against the oracle, within half a minute.
+/// Builds the scene and checks it on `backends` against the oracle, within two minutes.
+/// The bound catches a hang, not slowness (speed is the benchmarks' business): the oracle
+/// reads every pixel of a bitmask pair in f64, and a few dense 4M-pixel masks checked on
+/// every backend, on two cores shared with the GPU tests, took over 30 s
+/// (`FUZZ_SEED=711509495047496124 FUZZ_CASES=800`, before and after the half-forward grid).
 fn check_recipe(
     recipe: SceneRecipe,
     backends: Backends,
@@ -922,11 +926,11 @@ fn check_recipe(
         scene.validate().is_ok(),
         "the recipe built an invalid scene"
     );
-    let answer = within(Duration::from_secs(30), move || {
+    let answer = within(Duration::from_secs(120), move || {
         check_backends("fuzzed scene", &scene, backends)
     });
     match answer {
-        None => Err(TestCaseError::fail("no answer within 30 s")),
+        None => Err(TestCaseError::fail("no answer within 120 s")),
         Some(Err(problems)) => Err(TestCaseError::fail(problems)),
         Some(Ok(checked)) => {
             let truth = &checked.truth;
