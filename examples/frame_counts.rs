@@ -80,8 +80,21 @@ fn count(n: usize) {
             levels &= levels - 1;
             let (first, last) =
                 probe_range(&params, Vec2::from(own.min), Vec2::from(own.max), level);
-            for y in first.y..=last.y {
-                for x in first.x..=last.x {
+            // On its own level a body reads its own cell and the cells after it.
+            let mine = IVec2::from(me.cell);
+            let own_level = level == me.level;
+            let first_y = if own_level {
+                mine.y.max(first.y)
+            } else {
+                first.y
+            };
+            for y in first_y..=last.y {
+                let first_x = if own_level && y == mine.y {
+                    mine.x.max(first.x)
+                } else {
+                    first.x
+                };
+                for x in first_x..=last.x {
                     cells += 1;
                     let c = IVec2::new(x, y);
                     let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
@@ -90,7 +103,7 @@ fn count(n: usize) {
                         if other.level != level || IVec2::from(other.cell) != c {
                             continue;
                         }
-                        if level == me.level && other.body as usize <= i {
+                        if own_level && c == mine && other.body as usize <= i {
                             continue;
                         }
                         if me.layer & other.mask == 0 || other.layer & me.mask == 0 {

@@ -150,7 +150,8 @@ pub fn probe_down(level_bodies: &[u32; MAX_LEVELS as usize]) -> [u32; MAX_LEVELS
 }
 
 /// Whether bodies on level `own` look for bodies on level `other`: on its own level a
-/// body always looks (and the lower index reports); between two levels exactly one side
+/// body always looks (at its own cell and the cells after it, see
+/// [`crate::cpu::broad::Grid::candidates_of`]); between two levels exactly one side
 /// does, as `probe_down` says.
 pub fn probes(probe_down: &[u32; MAX_LEVELS as usize], own: u32, other: u32) -> bool {
     if own == other {

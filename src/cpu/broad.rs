@@ -169,8 +169,23 @@ impl Grid {
             levels &= levels - 1;
             let (first, last) =
                 probe_range(params, Vec2::from(own.min), Vec2::from(own.max), level);
-            for y in first.y..=last.y {
-                for x in first.x..=last.x {
+            // On its own level a body reads its own cell and the cells after it, row by
+            // row: two overlapping bodies of a level each have the other's cell in their
+            // range, so the one in the earlier cell reports a pair of two cells.
+            let mine = IVec2::from(me.cell);
+            let own_level = level == me.level;
+            let first_y = if own_level {
+                mine.y.max(first.y)
+            } else {
+                first.y
+            };
+            for y in first_y..=last.y {
+                let first_x = if own_level && y == mine.y {
+                    mine.x.max(first.x)
+                } else {
+                    first.x
+                };
+                for x in first_x..=last.x {
                     let cell = IVec2::new(x, y);
                     let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
                     let start = bucket.start as usize;
@@ -179,8 +194,8 @@ impl Grid {
                         if other.level != level || IVec2::from(other.cell) != cell {
                             continue;
                         }
-                        if level == me.level && other.body as usize <= i {
-                            continue; // the pair is the lower index's to report
+                        if own_level && cell == mine && other.body as usize <= i {
+                            continue; // in one cell, the pair is the lower index's to report
                         }
                         if layer & other.mask == 0 || other.layer & me.mask == 0 {
                             continue;
@@ -256,6 +271,27 @@ mod tests {
             check(&random_scene(kind, 1500, 21));
         }
         check(&BulletHell::new(5000, 22).scene);
+    }
+
+    #[test]
+    fn pairs_across_cells_are_found_once_whichever_body_has_the_lower_index() {
+        // Unit squares 0.9 apart overlap their eight neighbours, in cells 2 wide: most
+        // pairs span two cells, and the scrambled numbering puts the lower index in the
+        // earlier cell for some pairs and in the later one for others.
+        let bodies: Vec<String> = (0..100)
+            .map(|k| {
+                let n = k * 37 % 100;
+                let (x, y) = ((n % 10) as f32 * 0.9, (n / 10) as f32 * 0.9);
+                format!(r#"{{"shape": 0, "x": {x}, "y": {y}}}"#)
+            })
+            .collect();
+        let scene = Scene::from_json(&format!(
+            r#"{{"shapes": [{{"polygon": [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]}}],
+                "bodies": [{}]}}"#,
+            bodies.join(",")
+        ))
+        .expect("valid");
+        check(&scene);
     }
 
     #[test]
