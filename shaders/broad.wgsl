@@ -122,7 +122,7 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
     if i < params.body_count {
         let info = infos[i];
         let box = aabbs[i];
-        var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, 0u);
+        var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, SHAPE_POLYGON);
         // A body that accepts or offers nothing, or an empty bitmask, meets no one.
         if info.layer != 0u && info.mask != 0u && all(box.min <= box.max) {
             let extent = max(box.max.x - box.min.x, box.max.y - box.min.y);
@@ -132,7 +132,7 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
             atomicOr(&group_level_layers[level], info.layer);
             atomicAdd(&group_level_bodies[level], 1u);
-            placed = BodyCell(cell, level, bucket, rank, info.layer, info.mask, 0u);
+            placed = BodyCell(cell, level, bucket, rank, info.layer, info.mask, info.kind);
         }
         body_cells[i] = placed;
     }
@@ -221,7 +221,7 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
         return;
     }
     grid_entries[buckets[placed.bucket].start + placed.rank] =
-        GridEntry(placed.cell, placed.level, i, placed.layer, placed.mask);
+        GridEntry(placed.cell, placed.level | (placed.kind << ENTRY_KIND_SHIFT), i, placed.layer, placed.mask);
 }
 
 // ---- the query ----
@@ -238,7 +238,7 @@ fn defer_scan(piece: DeferredScan) {
 // Whether `other`, an entry of `cell` on `level`, is a candidate of body i.
 fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, other: GridEntry) -> bool {
     // Other cells share the bucket when their hashes collide.
-    if other.level != level || any(other.cell != cell) {
+    if (other.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) != level || any(other.cell != cell) {
         return false;
     }
     if level == me.level && all(cell == me.cell) && other.body <= i {
@@ -250,13 +250,23 @@ fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, ot
     return aabbs_overlap(box, aabbs[other.body]);
 }
 
-// Appends `pair`, counting it even when it does not fit: the host grows and reruns.
-// False once the count has passed the limit: the frame will be refused, so the
-// invocation stops (and the counter cannot wrap around).
-fn emit_candidate(pair: vec2<u32>) -> bool {
+// The candidate of body i and grid entry `other` as stored: lower index first, with its
+// kind pair for the narrow phase's bins (pack_candidate). Both kinds are at hand (the
+// body's record, the entry), since whatever the emitting branch reads, llvmpipe pays
+// for on every entry a body reads, candidate or not.
+fn candidate_of(i: u32, me: BodyCell, other: GridEntry) -> vec2<u32> {
+    let kind = pair_kind(me.kind, other.level >> ENTRY_KIND_SHIFT);
+    return pack_candidate(vec2<u32>(min(i, other.body), max(i, other.body)), kind);
+}
+
+// Appends the candidate of body i and grid entry `other`, counting it even when it does
+// not fit: the host grows and reruns. False once the count has passed the limit: the
+// frame will be refused, so the invocation stops (and the counter cannot wrap around).
+fn emit_candidate(i: u32, me: BodyCell, other: GridEntry) -> bool {
     let slot = atomicAdd(&counters.candidates, 1u);
+    let stored = candidate_of(i, me, other);
     if slot < params.candidate_capacity {
-        candidates[slot] = pair;
+        candidates[slot] = stored;
     }
     return slot < params.candidate_limit;
 }
@@ -268,7 +278,7 @@ fn scan_entries(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, fi
     for (var k = first; k < end; k++) {
         let other = grid_entries[k];
         if is_candidate(i, me, box, level, cell, other) {
-            if !emit_candidate(vec2<u32>(min(i, other.body), max(i, other.body))) {
+            if !emit_candidate(i, me, other) {
                 return false;
             }
         }
@@ -296,8 +306,9 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, firs
     for (var k = first; k < end; k++) {
         let other = grid_entries[k];
         if is_candidate(i, me, box, level, cell, other) {
+            let stored = candidate_of(i, me, other);
             if slot < params.candidate_capacity {
-                candidates[slot] = vec2<u32>(min(i, other.body), max(i, other.body));
+                candidates[slot] = stored;
             }
             slot++;
         }

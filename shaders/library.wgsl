@@ -19,6 +19,11 @@ fn library_shape(s: u32) -> PackedShape {
         library[w + 6u], library[w + 7u], library[w + 8u], library_f32(w + 9u));
 }
 
+// The kind of shape `s` alone (SHAPE_*), one word rather than the whole record.
+fn library_kind(s: u32) -> u32 {
+    return library[s * SHAPE_WORDS + 4u];
+}
+
 // Polygon vertex `v` of the library (the shape's `first` plus its index).
 fn library_vertex(v: u32) -> PolygonVertex {
     let w = params.vertex_base + v * VERTEX_WORDS;

@@ -35,6 +35,7 @@
 @group(0) @binding(7) var<storage, read_write> dispatch_args: array<DispatchArgs>;
 @group(0) @binding(8) var<storage, read_write> long_pairs: array<LongPair>;
 @group(0) @binding(9) var<storage, read_write> tasks: array<u32>;
+@group(0) @binding(10) var<storage, read_write> binned: array<vec2<u32>>;
 
 const FAR: f32 = 3.4e38;
 
@@ -258,28 +259,39 @@ fn placement_in_frame_of(body: u32, origin: u32) -> Placement {
     return Placement(transforms[body].position - transforms[origin].position, transforms[body].rotation);
 }
 
+// The kind pair (PAIR_*) of bodies i and j, from their shapes' kinds.
+fn pair_kind_of(i: u32, j: u32) -> u32 {
+    return pair_kind(library_kind(infos[i].shape), library_kind(infos[j].shape));
+}
+
 // Plans the test of bodies i and j (costs at most one pass over a polygon's vertices).
 fn plan_of(i: u32, j: u32) -> Plan {
+    return plan_for(pair_kind_of(i, j), i, j);
+}
+
+// plan_of for a pair known to be of kind pair `kind`. Each narrow kernel passes its own
+// constant, so once the shader compiler inlines this, a kernel keeps only its kind's
+// branch: a branch that differs between invocations costs every invocation of the
+// group on a GPU, and on llvmpipe even a branch no invocation takes is run, masked.
+fn plan_for(kind: u32, i: u32, j: u32) -> Plan {
     var a = i;
     var b = j;
-    if library_shape(infos[j].shape).kind < library_shape(infos[i].shape).kind {
+    if library_kind(infos[j].shape) < library_kind(infos[i].shape) {
         a = j;
         b = i;
     }
     let sa = library_shape(infos[a].shape);
     let sb = library_shape(infos[b].shape);
-    var plan = Plan(a, b, sa, sb, 0u, 0, 1u, 1u, 1u);
+    var plan = Plan(a, b, sa, sb, kind, 0, 1u, 1u, 1u);
     // Loop iterations per unit, and before the first.
     var unit_cost = 1u;
     var fixed_cost = 0u;
-    if sa.kind == SHAPE_POLYGON && sb.kind == SHAPE_POLYGON {
-        plan.pair_kind = PAIR_POLYGON_POLYGON;
+    if kind == PAIR_POLYGON_POLYGON {
         plan.units = sa.count + sb.count;
         unit_cost = max(sa.count, sb.count) + 1u;
-    } else if sa.kind == SHAPE_POLYGON && sb.kind == SHAPE_CIRCLE {
-        plan.pair_kind = PAIR_POLYGON_CIRCLE;
-    } else if sa.kind == SHAPE_POLYGON {
-        plan.pair_kind = PAIR_POLYGON_BITMASK;
+    } else if kind == PAIR_POLYGON_CIRCLE {
+        // One chunk: an edge and a vertex per iteration, never near the budget.
+    } else if kind == PAIR_POLYGON_BITMASK {
         let y_range = polygon_y_range(sa, placement_in_frame_of(a, b));
         let rows = rows_between(sb, y_range.x, y_range.y);
         plan.first_unit = rows.x;
@@ -287,17 +299,15 @@ fn plan_of(i: u32, j: u32) -> Plan {
         // polygon_span runs 3 iterations a vertex (its loop over the two strip sides).
         unit_cost = 3u * sa.count + sb.words_per_row + 2u;
         fixed_cost = sa.count;
-    } else if sa.kind == SHAPE_CIRCLE && sb.kind == SHAPE_CIRCLE {
-        plan.pair_kind = PAIR_CIRCLE_CIRCLE;
-    } else if sa.kind == SHAPE_CIRCLE {
-        plan.pair_kind = PAIR_CIRCLE_BITMASK;
+    } else if kind == PAIR_CIRCLE_CIRCLE {
+        // One chunk of one step.
+    } else if kind == PAIR_CIRCLE_BITMASK {
         let centre = transforms[a].position - transforms[b].position;
         let rows = rows_between(sb, centre.y - sa.radius, centre.y + sa.radius);
         plan.first_unit = rows.x;
         plan.units = u32(max(rows.y - rows.x + 1, 0));
         unit_cost = sb.words_per_row + 2u;
     } else {
-        plan.pair_kind = PAIR_BITMASK_BITMASK;
         let d = vec2<i32>(transforms[b].position) - vec2<i32>(transforms[a].position);
         let row_end = min(i32(sa.rows), d.y + i32(sb.rows));
         let columns = min(i32(sa.count), d.x + i32(sb.count)) - max(0, d.x);
@@ -371,30 +381,163 @@ fn emit_pair(pair: vec2<u32>) {
     }
 }
 
-// Sizes the narrow dispatch from the candidate count, so no thread is launched for nothing
-// and the count never travels to the host and back.
+// Crowded frames bin the candidates by kind pair before their tests, so that each kind
+// pair runs in a kernel of its own (narrow_polygon_polygon ... narrow_bitmask_bitmask)
+// and the invocations of a workgroup run the same code. The broad phase has packed each
+// candidate's kind pair into it (pack_candidate), so binning reads nothing else.
+// Measured on lavapipe, 10k bitmasks: the narrow phase took 10.8 ms as one kernel
+// branching on the kinds and 5.9 ms with the bitmask-bitmask test alone. Frames with few
+// candidates skip the bins and run `narrow`, one kernel for all: eight dispatches more
+// cost more than the divergence saves there (see BENCHMARKS.md).
+//
+// narrow_args   sizes the per-candidate dispatches;
+// bin_count     counts the candidates of each kind pair;
+// bin_args      lays the bins out one after another and sizes each kind pair's kernel;
+// bin_scatter   copies each candidate into its bin;
+// narrow_<kind> tests its bin's candidates, handing long tests to narrow_task;
+// narrow        (few candidates) tests every candidate, whatever its kinds.
+
 @compute @workgroup_size(1)
 fn narrow_args() {
-    dispatch_args[ARGS_NARROW] = dispatch_for(min(atomicLoad(&counters.candidates), params.candidate_capacity));
+    dispatch_args[ARGS_NARROW] = dispatch_for(candidate_count());
 }
 
-// One candidate: decided here when its test is one chunk, else handed to narrow_task.
+@compute @workgroup_size(1)
+fn bin_args() {
+    var start = 0u;
+    for (var kind = 0u; kind < PAIR_KINDS; kind++) {
+        let count = atomicLoad(&counters.bin_counts[kind]);
+        atomicStore(&counters.bin_ends[kind], start);
+        dispatch_args[ARGS_BINS + kind] = dispatch_for(count);
+        start += count;
+    }
+}
+
+// The candidates stored (those past the buffer's end are counted, not stored: the host
+// grows and reruns, and the kernels below only keep within the buffers meanwhile).
+fn candidate_count() -> u32 {
+    return min(atomicLoad(&counters.candidates), params.candidate_capacity);
+}
+
+// Candidates of each kind pair in this workgroup, then where the workgroup's share of
+// each bin starts: one global atomic per kind pair and workgroup, not one per candidate.
+var<workgroup> group_bins: array<atomic<u32>, PAIR_KINDS>;
+var<workgroup> group_bin_starts: array<u32, PAIR_KINDS>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bin_count(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    if local < PAIR_KINDS {
+        atomicStore(&group_bins[local], 0u);
+    }
+    workgroupBarrier();
+    let index = global_index(workgroup, local);
+    if index < candidate_count() {
+        atomicAdd(&group_bins[candidate_kind(candidates[index])], 1u);
+    }
+    workgroupBarrier();
+    if local < PAIR_KINDS {
+        let count = atomicLoad(&group_bins[local]);
+        if count != 0u {
+            atomicAdd(&counters.bin_counts[local], count);
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bin_scatter(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    if local < PAIR_KINDS {
+        atomicStore(&group_bins[local], 0u);
+    }
+    workgroupBarrier();
+    let index = global_index(workgroup, local);
+    let present = index < candidate_count();
+    var stored = vec2<u32>(0u);
+    var rank = 0u;
+    if present {
+        stored = candidates[index];
+        rank = atomicAdd(&group_bins[candidate_kind(stored)], 1u);
+    }
+    workgroupBarrier();
+    if local < PAIR_KINDS {
+        let count = atomicLoad(&group_bins[local]);
+        if count != 0u {
+            group_bin_starts[local] = atomicAdd(&counters.bin_ends[local], count);
+        }
+    }
+    workgroupBarrier();
+    if present {
+        let slot = group_bin_starts[candidate_kind(stored)] + rank;
+        if slot < params.candidate_capacity {
+            binned[slot] = unpack_candidate(stored);
+        }
+    }
+}
+
+// Every candidate, whatever its kind pair (frames with few candidates).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let index = global_index(workgroup, local);
-    if index >= min(atomicLoad(&counters.candidates), params.candidate_capacity) {
+    if index >= candidate_count() {
         return;
     }
-    let candidate = candidates[index];
-    if decide_or_hand_over(candidate) {
+    let stored = candidates[index];
+    let candidate = unpack_candidate(stored);
+    if decide_or_hand_over(plan_for(candidate_kind(stored), candidate.x, candidate.y), candidate) {
         emit_pair(candidate);
     }
 }
 
+// The candidates of bin `kind`: decided here when a test is one chunk, else handed to
+// narrow_task. `kind` is a constant in every caller (see plan_for).
+fn narrow_bin(kind: u32, workgroup: vec3<u32>, local: u32) {
+    let index = global_index(workgroup, local);
+    let count = atomicLoad(&counters.bin_counts[kind]);
+    if index >= count {
+        return;
+    }
+    let slot = atomicLoad(&counters.bin_ends[kind]) - count + index;
+    if slot >= params.candidate_capacity {
+        return;
+    }
+    let candidate = binned[slot];
+    if decide_or_hand_over(plan_for(kind, candidate.x, candidate.y), candidate) {
+        emit_pair(candidate);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_polygon_polygon(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    narrow_bin(PAIR_POLYGON_POLYGON, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_polygon_circle(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    narrow_bin(PAIR_POLYGON_CIRCLE, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_polygon_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    narrow_bin(PAIR_POLYGON_BITMASK, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_circle_circle(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    narrow_bin(PAIR_CIRCLE_CIRCLE, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_circle_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    narrow_bin(PAIR_CIRCLE_BITMASK, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_bitmask_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    narrow_bin(PAIR_BITMASK_BITMASK, workgroup, local);
+}
+
 // Whether a candidate whose test is one chunk collides; a longer test is handed to
 // narrow_task (and false returned: narrow_finish decides it).
-fn decide_or_hand_over(candidate: vec2<u32>) -> bool {
-    let plan = plan_of(candidate.x, candidate.y);
+fn decide_or_hand_over(plan: Plan, candidate: vec2<u32>) -> bool {
     if plan.chunks <= 1u {
         let witness = plan.chunks == 1u && chunk_has_witness(plan, 0u);
         return witness == witness_collides(plan);

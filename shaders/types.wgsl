@@ -27,7 +27,7 @@ struct BodyInfo {
     shape: u32,
     layer: u32,
     mask: u32,
-    _pad: u32,
+    kind: u32,
 }
 
 struct Aabb {
@@ -64,7 +64,7 @@ struct BodyCell {
     rank: u32,
     layer: u32,
     mask: u32,
-    _pad: u32,
+    kind: u32,
 }
 
 struct Bucket {
@@ -113,6 +113,10 @@ struct Counters {
     tasks: atomic<u32>,
     // Invocations that met the loop guard: a bug if ever non-zero, reported as an error.
     unfinished: atomic<u32>,
+    // Candidates of each kind pair (bin_count), and where each kind pair's candidates end
+    // in the binned list: bin_args sets them to where they start, bin_scatter advances them.
+    bin_counts: array<atomic<u32>, PAIR_KINDS>,
+    bin_ends: array<atomic<u32>, PAIR_KINDS>,
     _pad0: u32,
     _pad1: u32,
 }
@@ -156,6 +160,29 @@ fn filters_agree(a: BodyInfo, b: BodyInfo) -> bool {
 
 fn aabbs_overlap(a: Aabb, b: Aabb) -> bool {
     return all(a.min <= b.max) && all(b.min <= a.max);
+}
+
+// The kind pair (PAIR_* in narrow.wgsl) of two shapes of kinds `a` and `b` (SHAPE_*,
+// numbered in the same order): pairs of a lower kind start at 0 (polygon), 3 (circle) and
+// 5 (bitmask).
+fn pair_kind(a: u32, b: u32) -> u32 {
+    let low = min(a, b);
+    let high = max(a, b);
+    return low * 3u - select(0u, 1u, low == 2u) + high - low;
+}
+
+// A candidate as stored: its kind pair in the top bits of the second index (bodies are
+// fewer than 2^PAIR_KIND_SHIFT).
+fn pack_candidate(pair: vec2<u32>, kind: u32) -> vec2<u32> {
+    return vec2<u32>(pair.x, pair.y | (kind << PAIR_KIND_SHIFT));
+}
+
+fn unpack_candidate(stored: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(stored.x, stored.y & ((1u << PAIR_KIND_SHIFT) - 1u));
+}
+
+fn candidate_kind(stored: vec2<u32>) -> u32 {
+    return stored.y >> PAIR_KIND_SHIFT;
 }
 
 // Workgroup counts of an indirect dispatch. Mirrors `DispatchArgs` in src/packed.rs.

@@ -253,7 +253,7 @@ pub fn body_info(body: &Body) -> BodyInfo {
         shape: body.shape,
         layer: body.layer,
         mask: body.mask,
-        _pad: 0,
+        kind: 0,
     }
 }
 

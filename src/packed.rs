@@ -47,9 +47,10 @@ pub const LOOP_GUARD: u32 = 32768;
 /// under (2^DOWN_LEVELS + 2)^2 = 1156. Further apart, the fine bodies look up.
 pub const DOWN_LEVELS: u32 = 5;
 
-/// Slots of the indirect-dispatch argument buffer: the narrow phase over the
-/// candidates, `broad_deferred` over the handed-over pieces, `narrow_task` over the
-/// chunks of long tests, `narrow_finish` over the long tests.
+/// Slots of the indirect-dispatch argument buffer: the binning of the candidates by
+/// kind pair, `broad_deferred` over the handed-over pieces, `narrow_task` over the
+/// chunks of long tests, `narrow_finish` over the long tests, then one slot per kind
+/// pair (`ARGS_BINS + kind pair`) for the narrow kernel of that kind pair.
 pub const ARGS_NARROW: u32 = 0;
 /// See [`ARGS_NARROW`].
 pub const ARGS_DEFERRED: u32 = 1;
@@ -57,8 +58,33 @@ pub const ARGS_DEFERRED: u32 = 1;
 pub const ARGS_TASKS: u32 = 2;
 /// See [`ARGS_NARROW`].
 pub const ARGS_LONG: u32 = 3;
+/// See [`ARGS_NARROW`].
+pub const ARGS_BINS: u32 = 4;
 /// Entries of the indirect-dispatch argument buffer.
-pub const ARGS_COUNT: u32 = 4;
+pub const ARGS_COUNT: u32 = ARGS_BINS + PAIR_KINDS;
+
+/// Kind pairs of the narrow phase, each with a kernel of its own: polygon-polygon,
+/// polygon-circle, polygon-bitmask, circle-circle, circle-bitmask, bitmask-bitmask
+/// (`PAIR_*` in `shaders/narrow.wgsl`, [`crate::cpu::narrow::PairKind`] on the CPU).
+pub const PAIR_KINDS: u32 = 6;
+
+/// Candidates of a frame from which the GPU bins the next frame's candidates by kind pair
+/// (a frame with fewer runs one narrow kernel for all). Measured on lavapipe
+/// (BENCHMARKS.md, "The narrow phase by kind pair"): binning costs about 0.2 ms of
+/// dispatches a frame and saves about 2 ms per 20k crowded candidates.
+pub const BIN_FROM_CANDIDATES: u32 = 4096;
+
+/// A candidate as the GPU's broad phase stores it carries its kind pair in the top bits of
+/// its second body index, so the narrow phase bins it without reading either body's
+/// shape again; [`MAX_BODIES`] keeps those bits free.
+pub const PAIR_KIND_SHIFT: u32 = 29;
+
+/// Where a GPU grid entry keeps its body's shape kind in [`GridEntry::level`].
+pub const ENTRY_KIND_SHIFT: u32 = 16;
+
+/// The most bodies a frame may have on the GPU (see [`PAIR_KIND_SHIFT`]); far beyond
+/// what a storage binding of transforms holds on any device known today.
+pub const MAX_BODIES: u32 = 1 << PAIR_KIND_SHIFT;
 
 /// 32-bit words of a [`PackedShape`] in the GPU's library buffer.
 pub const SHAPE_WORDS: u32 = (std::mem::size_of::<PackedShape>() / 4) as u32;
@@ -94,6 +120,10 @@ pub fn wgsl_constants() -> String {
          const ARGS_DEFERRED: u32 = {ARGS_DEFERRED}u;\n\
          const ARGS_TASKS: u32 = {ARGS_TASKS}u;\n\
          const ARGS_LONG: u32 = {ARGS_LONG}u;\n\
+         const ARGS_BINS: u32 = {ARGS_BINS}u;\n\
+         const PAIR_KINDS: u32 = {PAIR_KINDS}u;\n\
+         const PAIR_KIND_SHIFT: u32 = {PAIR_KIND_SHIFT}u;\n\
+         const ENTRY_KIND_SHIFT: u32 = {ENTRY_KIND_SHIFT}u;\n\
          const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
          const SHAPE_CIRCLE: u32 = {SHAPE_CIRCLE}u;\n\
          const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n"
@@ -165,8 +195,10 @@ pub struct BodyInfo {
     pub layer: u32,
     /// The groups this body may collide with.
     pub mask: u32,
-    /// Padding to 16 bytes.
-    pub _pad: u32,
+    /// The kind of the body's shape (`SHAPE_*`), filled in by the GPU collider's upload
+    /// for the narrow phase's bins (see [`PAIR_KIND_SHIFT`]); the CPU path reads kinds
+    /// from the library, and [`crate::library::body_info`] leaves it 0.
+    pub kind: u32,
 }
 
 /// A world-space axis-aligned box. Mirrors WGSL `Aabb`.
@@ -247,8 +279,10 @@ pub struct BodyCell {
     /// The body's mask bits, so the query decides from this record alone whether the
     /// body has anything to look for.
     pub mask: u32,
-    /// Padding to 32 bytes.
-    pub _pad: u32,
+    /// The kind of the body's shape (`SHAPE_*`), which the GPU's query packs into each
+    /// candidate for the narrow phase's bins (see [`PAIR_KIND_SHIFT`]). The CPU twin,
+    /// which tests candidates as they come, leaves it 0.
+    pub kind: u32,
 }
 
 /// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (and `AtomicBucket`,
@@ -270,7 +304,8 @@ pub struct Bucket {
 pub struct GridEntry {
     /// See [`BodyCell::cell`].
     pub cell: [i32; 2],
-    /// See [`BodyCell::level`].
+    /// See [`BodyCell::level`]. The GPU keeps the body's shape kind in the bits from
+    /// [`ENTRY_KIND_SHIFT`] up, for the narrow phase's bins; the CPU twin leaves them 0.
     pub level: u32,
     /// The body's index.
     pub body: u32,
@@ -315,7 +350,12 @@ pub struct Counters {
     pub tasks: u32,
     /// Invocations stopped by [`LOOP_GUARD`]; the host fails the frame if any.
     pub unfinished: u32,
-    /// Padding to 32 bytes.
+    /// Candidates of each kind pair ([`PAIR_KINDS`]), counted by `bin_count`.
+    pub bin_counts: [u32; PAIR_KINDS as usize],
+    /// Where each kind pair's candidates end in the binned list once `bin_scatter` ran
+    /// (they start at `bin_ends[k] - bin_counts[k]`).
+    pub bin_ends: [u32; PAIR_KINDS as usize],
+    /// Padding to 80 bytes.
     pub _pad0: u32,
     /// See `_pad0`.
     pub _pad1: u32,

@@ -3,6 +3,7 @@
 //! exact; pairs inside the band are classified and counted, never ignored.
 
 use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
+use gpu_collide::packed::BIN_FROM_CANDIDATES;
 use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape};
 
 use crate::oracle;
@@ -32,6 +33,7 @@ fn cross_check(kind: SceneKind, bodies: usize, seed: u64) {
     let Some(context) = gpu() else { return };
     let gpu = gpu_pairs(&context, &scene);
     assert_exact_outside_band(&format!("{kind:?} gpu"), &text, &gpu, &truth);
+    assert_binned_frame_agrees(&context, &scene, &gpu);
     let differing = assert_differences_in_band(&format!("{kind:?}"), &cpu, &gpu, &truth);
     eprintln!(
         "{kind:?} seed {seed}: {} bodies, {} pairs, {} band pairs, gpu and cpu differ on {differing} (all in the band)",
@@ -39,6 +41,25 @@ fn cross_check(kind: SceneKind, bodies: usize, seed: u64) {
         truth.pairs.len(),
         truth.band.len(),
     );
+}
+
+/// A second frame of the same bodies on one collider runs the narrow phase by kind pair
+/// when the first had many candidates (the first frame of a collider runs one kernel for
+/// all): the two must give the same pairs, since both run the same tests.
+fn assert_binned_frame_agrees(context: &GpuContext, scene: &Scene, first_frame: &[Pair]) {
+    let library = scene.validate().expect("valid");
+    let mut collider = GpuCollider::new(context, library).expect("collider");
+    let first = collider.find_pairs(&scene.bodies).expect("first frame");
+    assert_eq!(first, first_frame, "one kernel for all, twice");
+    let candidates = collider
+        .last_frame()
+        .candidates
+        .expect("the gpu counts candidates");
+    if candidates < BIN_FROM_CANDIDATES as u64 {
+        return;
+    }
+    let binned = collider.find_pairs(&scene.bodies).expect("second frame");
+    assert_eq!(binned, first, "kernels by kind pair vs one kernel for all");
 }
 
 #[test]

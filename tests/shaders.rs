@@ -108,7 +108,7 @@ fn rust_structs_mirror_wgsl_structs() {
     );
     assert_mirrors!(PolygonVertex, "PolygonVertex", [position, normal]);
     assert_mirrors!(BodyTransform, "BodyTransform", [position, rotation]);
-    assert_mirrors!(BodyInfo, "BodyInfo", [shape, layer, mask, _pad]);
+    assert_mirrors!(BodyInfo, "BodyInfo", [shape, layer, mask, kind]);
     assert_mirrors!(Aabb, "Aabb", [min, max]);
     assert_mirrors!(
         Params,
@@ -135,7 +135,7 @@ fn rust_structs_mirror_wgsl_structs() {
     assert_mirrors!(
         BodyCell,
         "BodyCell",
-        [cell, level, bucket, rank, layer, mask, _pad]
+        [cell, level, bucket, rank, layer, mask, kind]
     );
     assert_mirrors!(Bucket, "Bucket", [count, start]);
     assert_mirrors!(Bucket, "AtomicBucket", [count, start]);
@@ -154,7 +154,10 @@ fn rust_structs_mirror_wgsl_structs() {
     assert_mirrors!(
         Counters,
         "Counters",
-        [candidates, pairs, deferred, long_pairs, tasks, unfinished, _pad0, _pad1]
+        [
+            candidates, pairs, deferred, long_pairs, tasks, unfinished, bin_counts, bin_ends,
+            _pad0, _pad1
+        ]
     );
     assert_mirrors!(
         DeferredScan,

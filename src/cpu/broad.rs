@@ -39,7 +39,7 @@ fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
         rank: 0,
         layer: body.layer,
         mask: body.mask,
-        _pad: 0,
+        kind: 0,
     }
 }
 

@@ -28,7 +28,7 @@ use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
-    GridEntry, GridInfo, LongPair, Params, ARGS_COUNT,
+    GridEntry, GridInfo, LongPair, Params, ARGS_COUNT, MAX_BODIES,
 };
 
 /// Finds colliding pairs with the WGSL pipeline.
@@ -89,6 +89,8 @@ pub(crate) struct Buffers {
     pub(crate) infos: wgpu::Buffer,
     pub(crate) aabbs: wgpu::Buffer,
     pub(crate) candidates: wgpu::Buffer,
+    /// The candidates again, grouped by kind pair (`bin_scatter`).
+    pub(crate) binned: wgpu::Buffer,
     pub(crate) counters: wgpu::Buffer,
     pub(crate) pairs: wgpu::Buffer,
     pub(crate) body_cells: wgpu::Buffer,
@@ -211,8 +213,13 @@ impl GpuCollider {
     fn upload_bodies(&mut self, bodies: &[Body]) {
         update_transforms(bodies, &mut self.transforms, &mut self.angles);
         self.infos.clear();
+        // The shape kinds go along for the narrow phase's bins (BodyInfo::kind).
+        let shapes = &self.library.shapes;
         self.infos
-            .par_extend(bodies.par_iter().with_min_len(8192).map(body_info));
+            .par_extend(bodies.par_iter().with_min_len(8192).map(|body| BodyInfo {
+                kind: shapes[body.shape as usize].kind,
+                ..body_info(body)
+            }));
         let queue = &self.context.queue;
         queue.write_buffer(
             &self.buffers.transforms,
@@ -265,6 +272,8 @@ impl GpuCollider {
             0,
             Some(bucket_count as u64 * size_of::<Bucket>() as u64),
         );
+        // Bins by kind pair pay once candidates are many; the last frame's count says.
+        let binned = self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64;
         // One pass per stage, so that each can be timed; still one submission.
         let p = &self.pipelines;
         for stage in 0..TIMED_STAGES {
@@ -284,7 +293,7 @@ impl GpuCollider {
                     bucket_count,
                     lookers,
                 ),
-                _ => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b),
+                _ => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned),
             }
         }
         encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, STAMPS_AT);
@@ -324,11 +333,14 @@ impl GpuCollider {
     }
 
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
-        let count = u32::try_from(bodies.len()).map_err(|_| Error::TooLarge {
-            what: "the body count",
-            needed: bodies.len() as u64,
-            limit: u32::MAX as u64,
-        })?;
+        let count = u32::try_from(bodies.len())
+            .ok()
+            .filter(|&n| n <= MAX_BODIES)
+            .ok_or(Error::TooLarge {
+                what: "the body count",
+                needed: bodies.len() as u64,
+                limit: MAX_BODIES as u64,
+            })?;
         if count > self.capacity.bodies {
             self.resize(Capacity {
                 bodies: grown(count),
@@ -582,6 +594,11 @@ impl Buffers {
             )?,
             candidates: make(
                 "candidates",
+                items(capacity.candidates, size_of::<Pair>()),
+                U::STORAGE,
+            )?,
+            binned: make(
+                "binned candidates",
                 items(capacity.candidates, size_of::<Pair>()),
                 U::STORAGE,
             )?,

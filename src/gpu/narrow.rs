@@ -1,21 +1,64 @@
 //! Stage 3 on the GPU, narrow phase: host side of `shaders/narrow.wgsl`. The counts
-//! stay on the GPU: `narrow_args` turns the candidate count into the workgroup counts of
-//! an indirect dispatch of `narrow`, and `long_args` sizes the chunks of long tests
-//! (`narrow_task`) and their verdicts (`narrow_finish`) likewise.
+//! stay on the GPU: `narrow_args` sizes the dispatches from the candidate count and the
+//! bins the broad phase counted. A crowded frame copies the candidates into bins by
+//! kind pair (`bin_scatter`) and tests each bin with the kernel of its kind pair; a
+//! frame with few candidates tests them all with `narrow`. Then `long_args` sizes the
+//! chunks of long tests (`narrow_task`) and their verdicts (`narrow_finish`) likewise.
 
 use super::collider::Buffers;
 use super::{Kernel, StageGroups, StageKernels};
-use crate::packed::{ARGS_LONG, ARGS_NARROW, ARGS_TASKS};
+pub(crate) use crate::packed::BIN_FROM_CANDIDATES;
+use crate::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS, PAIR_KINDS};
 
-/// The stage's kernels in dispatch order, with the bindings each one uses.
+/// The bindings of every kind pair's kernel.
+const BIN_KERNEL_BINDINGS: &[u32] = &[0, 1, 2, 3, 5, 6, 8, 9, 10];
+
+/// The stage's kernels in dispatch order, with the bindings each one uses; the kind
+/// pairs' kernels are in `PAIR_*` order.
 pub(crate) const KERNELS: &[Kernel] = &[
     Kernel {
         entry: "narrow_args",
         bindings: &[0, 5, 7],
     },
     Kernel {
+        entry: "bin_count",
+        bindings: &[0, 4, 5],
+    },
+    Kernel {
+        entry: "bin_args",
+        bindings: &[5, 7],
+    },
+    Kernel {
+        entry: "bin_scatter",
+        bindings: &[0, 4, 5, 10],
+    },
+    Kernel {
         entry: "narrow",
         bindings: &[0, 1, 2, 3, 4, 5, 6, 8, 9],
+    },
+    Kernel {
+        entry: "narrow_polygon_polygon",
+        bindings: BIN_KERNEL_BINDINGS,
+    },
+    Kernel {
+        entry: "narrow_polygon_circle",
+        bindings: BIN_KERNEL_BINDINGS,
+    },
+    Kernel {
+        entry: "narrow_polygon_bitmask",
+        bindings: BIN_KERNEL_BINDINGS,
+    },
+    Kernel {
+        entry: "narrow_circle_circle",
+        bindings: BIN_KERNEL_BINDINGS,
+    },
+    Kernel {
+        entry: "narrow_circle_bitmask",
+        bindings: BIN_KERNEL_BINDINGS,
+    },
+    Kernel {
+        entry: "narrow_bitmask_bitmask",
+        bindings: BIN_KERNEL_BINDINGS,
     },
     Kernel {
         entry: "long_args",
@@ -31,6 +74,9 @@ pub(crate) const KERNELS: &[Kernel] = &[
     },
 ];
 
+/// Index in [`KERNELS`] of the first kind pair's kernel.
+const FIRST_BIN_KERNEL: usize = 5;
+
 /// The buffer at each binding number of `shaders/narrow.wgsl`.
 pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
     match binding {
@@ -44,21 +90,35 @@ pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
         7 => &b.dispatch_args,
         8 => &b.long_pairs,
         9 => &b.tasks,
+        10 => &b.binned,
         n => unreachable!("shaders/narrow.wgsl has no binding {n}"),
     }
 }
 
-/// One thread per candidate, then one per chunk of a long test, then one per long
-/// test, each sized on the GPU.
+/// When `binned`, one thread per candidate to bin them and one per candidate of each
+/// kind pair; else one per candidate. Then one per chunk of a long test and one per long
+/// test. Every size is set on the GPU.
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
+    binned: bool,
 ) {
     kernels.dispatch(pass, groups, 0, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
-    kernels.dispatch(pass, groups, 2, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 3, &b.dispatch_args, ARGS_TASKS);
-    kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_LONG);
+    if binned {
+        kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
+        kernels.dispatch(pass, groups, 2, (1, 1));
+        kernels.dispatch_indirect(pass, groups, 3, &b.dispatch_args, ARGS_NARROW);
+        for kind in 0..PAIR_KINDS {
+            let kernel = FIRST_BIN_KERNEL + kind as usize;
+            kernels.dispatch_indirect(pass, groups, kernel, &b.dispatch_args, ARGS_BINS + kind);
+        }
+    } else {
+        kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_NARROW);
+    }
+    let next = FIRST_BIN_KERNEL + PAIR_KINDS as usize;
+    kernels.dispatch(pass, groups, next, (1, 1));
+    kernels.dispatch_indirect(pass, groups, next + 1, &b.dispatch_args, ARGS_TASKS);
+    kernels.dispatch_indirect(pass, groups, next + 2, &b.dispatch_args, ARGS_LONG);
 }
