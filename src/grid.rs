@@ -27,20 +27,14 @@ pub struct GridParams {
 }
 
 impl GridParams {
-    /// Parameters for these bodies.
+    /// Parameters for these bodies from their sizes alone, where their positions are not
+    /// known; the colliders measure instead ([`crate::cell_size::choose_grid`]).
     pub fn for_bodies(library: &ShapeLibrary, infos: &[BodyInfo]) -> Self {
-        // Body sizes by shape, weighted by how many bodies use each shape.
-        let mut uses = vec![0usize; library.len()];
-        for info in infos {
-            if let Some(n) = uses.get_mut(info.shape as usize) {
-                *n += 1;
-            }
-        }
         // Cells twice the median body: most bodies then sit on level 0 (a body exactly
         // as large as a cell would be pushed up a level by the rounding margin), and a
         // coarse body sweeping level 0 covers a quarter of the cells it would otherwise.
         GridParams {
-            base_cell: 2.0 * median_extent(library, &uses),
+            base_cell: 2.0 * median_extent(library, infos),
             bucket_count: bucket_count(infos.len()),
         }
     }
@@ -51,8 +45,14 @@ pub fn bucket_count(bodies: usize) -> u32 {
     (bodies as u64).next_power_of_two().clamp(1024, 1 << 31) as u32
 }
 
-/// The median size of the bodies, by shape use.
-fn median_extent(library: &ShapeLibrary, uses: &[usize]) -> f32 {
+/// The median size of the bodies (by shape, weighted by how many bodies use each shape).
+pub(crate) fn median_extent(library: &ShapeLibrary, infos: &[BodyInfo]) -> f32 {
+    let mut uses = vec![0usize; library.len()];
+    for info in infos {
+        if let Some(n) = uses.get_mut(info.shape as usize) {
+            *n += 1;
+        }
+    }
     let mut sizes: Vec<(f32, usize)> = library
         .extents
         .iter()

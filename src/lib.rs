@@ -37,6 +37,7 @@
 
 pub mod bench;
 pub mod body;
+pub mod cell_size;
 pub mod collider;
 pub mod cpu;
 pub mod error;

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::body::Body;
+use crate::cell_size::choose_grid;
 use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::grid::GridParams;
@@ -80,11 +81,11 @@ impl CpuCollider {
 
     /// The grid parameters for these infos, chosen again only when the infos change.
     fn grid_params(&mut self) -> GridParams {
-        let infos = &self.scratch.infos;
+        let (infos, transforms) = (&self.scratch.infos, &self.scratch.transforms);
         match &self.grid_params {
             Some((params, seen)) if seen == infos => *params,
             _ => {
-                let params = GridParams::for_bodies(&self.library, infos);
+                let params = choose_grid(&self.library, infos, transforms);
                 self.grid_params = Some((params, infos.clone()));
                 params
             }

@@ -22,6 +22,7 @@ use super::timing::{StageTimer, STAMP_BYTES, TIMED_STAGES};
 use super::{bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
+use crate::cell_size::choose_grid;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
 use crate::grid::{bucket_count, GridParams};
@@ -228,7 +229,7 @@ impl GpuCollider {
         );
         if self.infos != self.uploaded_infos {
             queue.write_buffer(&self.buffers.infos, 0, bytemuck::cast_slice(&self.infos));
-            self.grid = GridParams::for_bodies(&self.library, &self.infos);
+            self.grid = choose_grid(&self.library, &self.infos, &self.transforms);
             std::mem::swap(&mut self.uploaded_infos, &mut self.infos);
         }
     }
