@@ -20,12 +20,39 @@ use crate::shapes::{Bitmask, Shape};
 /// either way.
 pub const BAND: f64 = 0.01;
 
+/// What the f64 recomputation says of a pair on which two backends differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within [`BAND`] of touching: either answer is right.
+    InBand,
+    /// Overlapping by more than [`BAND`]: the backend that left the pair out is wrong.
+    Colliding,
+    /// Apart by more than [`BAND`]: the backend that reported the pair is wrong.
+    Apart,
+    /// Two bitmasks, which this module does not test against each other: one of the two
+    /// backends is wrong, and the recomputation cannot say which.
+    Undecided,
+}
+
 /// Whether bodies `a` and `b` over `shapes` are within [`BAND`] of touching, so that
 /// backends may differ on them. `None` when a body names a shape that does not exist.
 pub fn within_band(shapes: &[Shape], a: &Body, b: &Body) -> Option<bool> {
+    verdict(shapes, a, b).map(|v| v == Verdict::InBand)
+}
+
+/// The [`Verdict`] on bodies `a` and `b` over `shapes`. `None` when a body names a shape
+/// that does not exist.
+pub fn verdict(shapes: &[Shape], a: &Body, b: &Body) -> Option<Verdict> {
     let (shape_a, shape_b) = (shapes.get(a.shape as usize)?, shapes.get(b.shape as usize)?);
+    let outside = |s: f64| {
+        if s > 0.0 {
+            Verdict::Apart
+        } else {
+            Verdict::Colliding
+        }
+    };
     Some(match (placed(shape_a, a), placed(shape_b, b)) {
-        (Placed::Mask(..), Placed::Mask(..)) => false,
+        (Placed::Mask(..), Placed::Mask(..)) => Verdict::Undecided,
         (Placed::Mask(mask, origin), other) | (other, Placed::Mask(mask, origin)) => {
             // The nearest cell's separation, and the deepest overlap of any cell.
             let (mut nearest, mut deepest) = (f64::INFINITY, f64::INFINITY);
@@ -35,13 +62,22 @@ pub fn within_band(shapes: &[Shape], a: &Body, b: &Body) -> Option<bool> {
                 deepest = deepest.min(s);
             });
             if deepest > 0.0 {
-                nearest <= BAND
-            } else {
+                if nearest <= BAND {
+                    Verdict::InBand
+                } else {
+                    Verdict::Apart
+                }
+            } else if deepest >= -BAND {
                 // Overlapping some cell: in the band only if no cell is overlapped deeper.
-                deepest >= -BAND
+                Verdict::InBand
+            } else {
+                Verdict::Colliding
             }
         }
-        (pa, pb) => separation(&pa, &pb).abs() <= BAND,
+        (pa, pb) => match separation(&pa, &pb) {
+            s if s.abs() <= BAND => Verdict::InBand,
+            s => outside(s),
+        },
     })
 }
 
@@ -242,6 +278,27 @@ mod tests {
         assert_eq!(
             within_band(&shapes, &cell, &Body::new(2, Vec2::new(1.0, 0.0))),
             Some(false)
+        );
+    }
+
+    #[test]
+    fn the_verdict_says_which_answer_is_wrong() {
+        let mask = Bitmask::from_rows(&["#."]).expect("valid");
+        let shapes = [Shape::Bitmask(mask.clone()), square(), Shape::Bitmask(mask)];
+        let cell = Body::new(0, Vec2::ZERO);
+        let verdict_at = |x: f32, y: f32| verdict(&shapes, &cell, &Body::new(1, Vec2::new(x, y)));
+        assert_eq!(verdict_at(-1.004, 0.5), Some(Verdict::InBand));
+        assert_eq!(verdict_at(0.0, 0.5), Some(Verdict::Colliding));
+        assert_eq!(verdict_at(-1.5, 0.5), Some(Verdict::Apart));
+        // Two 2-unit squares (the thin-wall case parry2d got wrong was polygon-polygon).
+        let a = Body::new(1, Vec2::ZERO);
+        let near = |d: f32| verdict(&shapes, &a, &Body::new(1, Vec2::new(2.0 + d, 0.0)));
+        assert_eq!(near(0.1), Some(Verdict::Apart));
+        assert_eq!(near(-0.1), Some(Verdict::Colliding));
+        assert_eq!(near(0.005), Some(Verdict::InBand));
+        assert_eq!(
+            verdict(&shapes, &cell, &Body::new(2, Vec2::new(1.0, 0.0))),
+            Some(Verdict::Undecided)
         );
     }
 }

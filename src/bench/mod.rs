@@ -35,6 +35,7 @@ use crate::generate::{random_scene, SceneKind};
 use crate::gpu::{GpuCollider, GpuContext};
 use crate::library::ShapeLibrary;
 use crate::scene::Scene;
+use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
 use parry::ParryCollider;
 use report::{Adapter, Agreement, FrameMs, Machine, Report, Run, Skipped, StagesMs};
@@ -422,6 +423,8 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
                     frames_compared: measured.frames_compared,
                     differing_pairs: measured.differing_pairs,
                     disagreements: measured.disagreements,
+                    wrong_here: measured.wrong_here,
+                    wrong_in_reference: measured.wrong_in_reference,
                 });
                 let run = Run {
                     scene: plan.name.clone(),
@@ -493,6 +496,10 @@ struct Measured {
     differing_pairs: u64,
     /// Differing pairs that the f64 recomputation does not place within 0.01 of touching.
     disagreements: u64,
+    /// Of those, the ones this backend got wrong by the recomputation, and the ones the
+    /// reference got wrong.
+    wrong_here: u64,
+    wrong_in_reference: u64,
 }
 
 impl Measured {
@@ -540,6 +547,8 @@ fn measure(
         frames_compared: 0,
         differing_pairs: 0,
         disagreements: 0,
+        wrong_here: 0,
+        wrong_in_reference: 0,
     };
     let keep = reference.is_none();
     let mut spent = Duration::ZERO;
@@ -568,13 +577,25 @@ fn measure(
             let differ = differing(theirs, &pairs);
             measured.differing_pairs += differ.len() as u64;
             let (shapes, bodies) = (&workload.scene().shapes, workload.bodies());
-            measured.disagreements += differ
-                .iter()
-                .filter(|&&[i, j]| {
-                    let (a, b) = (&bodies[i as usize], &bodies[j as usize]);
-                    band::within_band(shapes, a, b) != Some(true)
-                })
-                .count() as u64;
+            for pair in &differ {
+                let (a, b) = (&bodies[pair[0] as usize], &bodies[pair[1] as usize]);
+                let verdict = band::verdict(shapes, a, b).unwrap_or(Verdict::Undecided);
+                if verdict == Verdict::InBand {
+                    continue;
+                }
+                measured.disagreements += 1;
+                // Which of the two answers the f64 recomputation contradicts.
+                let found_here = pairs.binary_search(pair).is_ok();
+                match (verdict, found_here) {
+                    (Verdict::Colliding, false) | (Verdict::Apart, true) => {
+                        measured.wrong_here += 1
+                    }
+                    (Verdict::Colliding, true) | (Verdict::Apart, false) => {
+                        measured.wrong_in_reference += 1
+                    }
+                    _ => {}
+                }
+            }
         }
         if keep {
             measured.pairs.push(pairs);

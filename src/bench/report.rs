@@ -169,7 +169,17 @@ pub struct Agreement {
     /// Those of them that a recomputation in f64 ([`super::band`]) does not place within
     /// 0.01 of touching: a wrong answer by one of the two backends.
     pub disagreements: u64,
+    /// Of the disagreements, those on which the recomputation contradicts this run's
+    /// backend (it left out a pair overlapping by more than 0.01, or reported one apart
+    /// by more than 0.01).
+    pub wrong_here: u64,
+    /// Those on which it contradicts the reference. Two bitmasks are not recomputed, so
+    /// the two counts may add up to fewer than `disagreements`.
+    pub wrong_in_reference: u64,
 }
+
+/// The backend that is not gpu-collide's: parry2d, the comparison.
+pub const BASELINE: &str = "parry2d";
 
 /// A run that did not happen or did not finish.
 #[derive(Debug, Clone, Serialize)]
@@ -301,15 +311,53 @@ impl Report {
                  lets go either way"
             );
         } else {
+            let wrong = self.wrong_by_backend();
+            let mut blame: Vec<String> = wrong
+                .iter()
+                .map(|(backend, n)| format!("{backend} is wrong on {n}"))
+                .collect();
+            let undecided = disagreements - wrong.values().sum::<u64>();
+            if undecided > 0 {
+                blame.push(format!(
+                    "on {undecided} (two bitmasks) it cannot say which backend is"
+                ));
+            }
             let _ = writeln!(
                 out,
                 "DISAGREEMENT: backends differ on {disagreements} pairs that are not within \
-                 0.01 of touching when recomputed in f64: one backend is wrong (and on \
-                 {} more within 0.01)",
+                 0.01 of touching when recomputed in f64; by that recomputation {} (and \
+                 they differ on {} more within 0.01)",
+                blame.join(", "),
                 differing - disagreements
             );
         }
         out
+    }
+
+    /// The disagreements the f64 recomputation lays at each backend's door, over every
+    /// run (backends it never contradicts are left out).
+    pub fn wrong_by_backend(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut wrong = std::collections::BTreeMap::new();
+        for run in &self.runs {
+            if let Some(a) = &run.agreement {
+                for (backend, n) in [
+                    (&run.backend, a.wrong_here),
+                    (&a.reference, a.wrong_in_reference),
+                ] {
+                    if n > 0 {
+                        *wrong.entry(backend.clone()).or_insert(0) += n;
+                    }
+                }
+            }
+        }
+        wrong
+    }
+
+    /// Disagreements not laid at the baseline's door (parry2d, which is not this
+    /// project's): a wrong answer of gpu-collide's, or one the recomputation cannot
+    /// attribute. The benchmark fails on these.
+    pub fn disagreements_not_of_the_baseline(&self) -> u64 {
+        self.disagreements() - self.wrong_by_backend().get(BASELINE).copied().unwrap_or(0)
     }
 
     /// Differing pairs outside the tolerance band, over every run.
@@ -357,10 +405,14 @@ fn agreement_text(run: &Run) -> String {
             a.differing_pairs, a.reference
         ),
         Some(a) => format!(
-            "{} DISAGREE with {} ({} within 0.01)",
+            "{} DISAGREE with {} ({} within 0.01; by f64, {} wrong on {}, {} on {})",
             a.disagreements,
             a.reference,
-            a.differing_pairs - a.disagreements
+            a.differing_pairs - a.disagreements,
+            run.backend,
+            a.wrong_here,
+            a.reference,
+            a.wrong_in_reference
         ),
     }
 }
@@ -431,6 +483,8 @@ mod tests {
                         frames_compared: 11,
                         differing_pairs: 2,
                         disagreements: 0,
+                        wrong_here: 0,
+                        wrong_in_reference: 0,
                     }),
                 ),
             ],
@@ -460,15 +514,17 @@ mod tests {
 
     #[test]
     fn differences_outside_the_band_are_called_disagreements() {
-        let compared = |differing_pairs, disagreements| {
+        let compared = |backend: &str, differing_pairs, disagreements, wrong_here| {
             run(
-                "gpu",
+                backend,
                 2.0,
                 Some(Agreement {
                     reference: "cpu".into(),
                     frames_compared: 3,
                     differing_pairs,
                     disagreements,
+                    wrong_here,
+                    wrong_in_reference: 0,
                 }),
             )
         };
@@ -482,20 +538,31 @@ mod tests {
             failed: vec![],
             all_agree: false,
         };
-        let excused = report(vec![run("cpu", 1.0, None), compared(3, 0)]);
+        let excused = report(vec![run("cpu", 1.0, None), compared("gpu", 3, 0, 0)]);
         assert_eq!(excused.disagreements(), 0);
         assert!(excused.table().contains("3 within 0.01 differ from cpu"));
         assert!(!excused.table().contains("DISAGREE"));
-        let wrong = report(vec![run("cpu", 1.0, None), compared(3, 1)]);
+        let wrong = report(vec![run("cpu", 1.0, None), compared("gpu", 3, 1, 1)]);
         assert_eq!(wrong.disagreements(), 1);
+        assert_eq!(wrong.disagreements_not_of_the_baseline(), 1);
         let table = wrong.table();
         assert!(
-            table.contains("1 DISAGREE with cpu (2 within 0.01)"),
+            table.contains("1 DISAGREE with cpu (2 within 0.01; by f64, gpu wrong on 1, cpu on 0)"),
             "{table}"
         );
         assert!(
             table.contains("DISAGREEMENT: backends differ on 1 pairs"),
             "{table}"
         );
+        assert!(table.contains("gpu is wrong on 1"), "{table}");
+        // The baseline's wrong answers are named and do not fail the benchmark.
+        let baseline = report(vec![run("cpu", 1.0, None), compared("parry2d", 3, 2, 2)]);
+        assert_eq!(baseline.disagreements(), 2);
+        assert_eq!(baseline.disagreements_not_of_the_baseline(), 0);
+        assert!(baseline.table().contains("parry2d is wrong on 2"));
+        // Two bitmasks are not recomputed: unattributed, and counted against us.
+        let undecided = report(vec![run("cpu", 1.0, None), compared("parry2d", 1, 1, 0)]);
+        assert_eq!(undecided.disagreements_not_of_the_baseline(), 1);
+        assert!(undecided.table().contains("cannot say which"));
     }
 }
