@@ -25,14 +25,16 @@
 // - Bounded work per invocation: Mesa's llvmpipe silently ends every loop of an
 //   invocation after 65535 iterations in all (see CHUNK_BUDGET in src/packed.rs), and real
 //   GPUs stall on one long invocation. So the cells one body reads are bounded by
-//   construction (the top level is one cell for bodies too large for the others; a body
-//   sweeps at most DOWN_LEVELS levels down, a few hundred cells), and the entries it reads
+//   construction (the top level is one cell for bodies too large for the others; a level
+//   sweeps the finer ones only as far down as all its bodies stay within SWEEP_BUDGET
+//   cells in all, measured from their boxes by sweep_reach), and the entries it reads
 //   by SCAN_BUDGET: past it, a crowded cell is handed over in SCAN_CHUNK-entry pieces that
 //   broad_deferred reads in parallel. Measured before this: a 3000-unit square among 300
 //   circles swept 4.2 million cells in one invocation and the GPU reported none of its
 //   300 pairs.
 // - Which side looks between two levels is chosen every frame on the GPU from the bodies
-//   each level really holds (sweeps_down), not predicted from the shapes, and turned into
+//   each level really holds and the cells their boxes cover below (sweeps_down), not
+//   predicted from the shapes, and turned into
 //   one word per level of the levels its bodies search (choose_look_levels).
 //
 // Measured (lavapipe, 2 cores, 100k bullet-hell bodies; see BENCHMARKS.md): a first
@@ -110,12 +112,43 @@ fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
 
 var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;
+var<workgroup> group_sweep_floor: array<atomic<u32>, MAX_LEVELS>;
+
+// The cells of `level` in probe_range of `box`, as a float. Twin of `probe_cells`.
+fn probe_cells(box: Aabb, level: u32) -> f32 {
+    let range = probe_range(box, level);
+    return f32(range.z - range.x + 1) * f32(range.w - range.y + 1);
+}
+
+// The finest level a body on `level` with `box` may sweep down to within SWEEP_BUDGET
+// cells in all, adding the cells of each such level to the frame's sums. Straight to
+// the global sums: most bodies sit on level 0 and add nothing, and a workgroup copy of
+// the 1024 sums cost bullet-hell 100k 9 ms to clear and flush. Twin of `sweep_reach` in
+// src/grid.rs.
+fn sweep_reach(box: Aabb, level: u32) -> u32 {
+    var floor = level;
+    if level == TOP_LEVEL {
+        return floor;
+    }
+    var total = 0.0;
+    while floor > 0u {
+        let cells = probe_cells(box, floor - 1u);
+        total += cells;
+        if total > f32(SWEEP_BUDGET) {
+            break;
+        }
+        floor--;
+        atomicAdd(&grid_info_counters.swept_cells[level * MAX_LEVELS + floor], u32(cells));
+    }
+    return floor;
+}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     if local < MAX_LEVELS {
         atomicStore(&group_level_layers[local], 0u);
         atomicStore(&group_level_bodies[local], 0u);
+        atomicStore(&group_sweep_floor[local], 0u);
     }
     workgroupBarrier();
     let i = global_index(workgroup, local);
@@ -132,6 +165,7 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
             atomicOr(&group_level_layers[level], info.layer);
             atomicAdd(&group_level_bodies[level], 1u);
+            atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
             placed = BodyCell(cell, level, bucket, rank, info.layer, info.mask, info.kind);
         }
         body_cells[i] = placed;
@@ -148,21 +182,25 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
         if bodies != 0u {
             atomicAdd(&grid_info_counters.level_bodies[local], bodies);
         }
+        let floor = atomicLoad(&group_sweep_floor[local]);
+        if floor != 0u {
+            atomicMax(&grid_info_counters.sweep_floor[local], floor);
+        }
     }
 }
 
-// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` (at most
-// DOWN_LEVELS below, never from the top) rather than its bodies look up, whichever reads
-// fewer cells for this frame's counts. Twin of `sweeps_down` in src/grid.rs.
+// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` rather
+// than its bodies look up: allowed where every body of `coarse` stays within SWEEP_BUDGET
+// (never from the top), and chosen when the cells its bodies' boxes cover there are fewer
+// than the ~4 coarse cells each fine body would read. Twin of `sweeps_down` in src/grid.rs.
 fn sweeps_down(coarse: u32, fine: u32) -> bool {
-    if coarse >= TOP_LEVEL || fine >= coarse || coarse - fine > DOWN_LEVELS {
+    if coarse >= TOP_LEVEL || fine >= coarse || fine < atomicLoad(&grid_info_counters.sweep_floor[coarse]) {
         return false;
     }
-    // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
-    let side = f32((1u << (coarse - fine)) + 2u);
-    let down = f32(atomicLoad(&grid_info_counters.level_bodies[coarse])) * side * side;
-    let up = f32(atomicLoad(&grid_info_counters.level_bodies[fine])) * 4.0;
-    return down < up;
+    let down = atomicLoad(&grid_info_counters.swept_cells[coarse * MAX_LEVELS + fine]);
+    let up = atomicLoad(&grid_info_counters.level_bodies[fine]);
+    // Compared in floats: up * 4 may pass 2^32.
+    return f32(down) < f32(up) * 4.0;
 }
 
 // Entry `own` of look_levels: the occupied levels that bodies on level `own` search. On

@@ -93,6 +93,10 @@ struct GridInfo {
     look_levels: array<u32, MAX_LEVELS>,
     occupied_levels: u32,
     allocated: u32,
+    // Entry c: the finest level every body of level c may sweep down to (sweep_reach).
+    sweep_floor: array<u32, MAX_LEVELS>,
+    // Entry c * MAX_LEVELS + f: cells the bodies of level c would sweep on level f.
+    swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
 }
 
 // `GridInfo` while it is being built: the same layout with atomic fields.
@@ -102,6 +106,8 @@ struct AtomicGridInfo {
     look_levels: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,
     allocated: atomic<u32>,
+    sweep_floor: array<atomic<u32>, MAX_LEVELS>,
+    swept_cells: array<atomic<u32>, MAX_LEVELS * MAX_LEVELS>,
 }
 
 // The append counters; each counts every item, also those past its buffer's end.

@@ -11,7 +11,7 @@
 use glam::{IVec2, Vec2};
 
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, DOWN_LEVELS, MAX_LEVELS};
+use crate::packed::{BodyInfo, GridInfo, MAX_LEVELS, SWEEP_BUDGET};
 
 /// The level whose one cell holds every body too large for the others.
 pub const TOP_LEVEL: u32 = MAX_LEVELS - 1;
@@ -118,33 +118,72 @@ pub fn probe_range(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> (IV
     (first, last)
 }
 
+/// The cells of `level` in [`probe_range`] of the box `min ..= max`, as a float (exact
+/// while it matters, up to 2^24). As WGSL `probe_cells`.
+pub fn probe_cells(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> f32 {
+    let (first, last) = probe_range(params, min, max, level);
+    let span = (last - first + IVec2::ONE).as_vec2();
+    span.x * span.y
+}
+
+/// How far down a body on `level` with the box `min ..= max` may sweep: the finest level
+/// `floor` such that sweeping every level from `level - 1` down to `floor` reads at most
+/// [`SWEEP_BUDGET`] cells in all (`level` itself when it may sweep none; always so on
+/// [`TOP_LEVEL`]). `swept(f, cells)` hears the cells of each level it may sweep. As WGSL
+/// `sweep_reach`.
+pub fn sweep_reach(
+    params: &GridParams,
+    min: Vec2,
+    max: Vec2,
+    level: u32,
+    mut swept: impl FnMut(u32, u32),
+) -> u32 {
+    let mut floor = level;
+    if level == TOP_LEVEL {
+        return floor;
+    }
+    let mut total = 0.0;
+    while floor > 0 {
+        let cells = probe_cells(params, min, max, floor - 1);
+        total += cells;
+        if total > SWEEP_BUDGET as f32 {
+            break;
+        }
+        floor -= 1;
+        swept(floor, cells as u32);
+    }
+    floor
+}
+
 /// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` under
-/// them (else each body of `fine` looks at the `coarse` cells around it), from how many
-/// bodies each level holds this frame: either finds every pair once; this picks the one
-/// that reads fewer cells.
+/// them (else each body of `fine` looks at the `coarse` cells around it), from what the
+/// frame measured: either finds every pair once; this picks the one that reads fewer
+/// cells, allowed only where every body of `coarse` stays within [`SWEEP_BUDGET`]
+/// (`sweep_floor`) and never from [`TOP_LEVEL`].
 ///
-/// Sweeping down is allowed only `DOWN_LEVELS` levels deep and never from
-/// [`TOP_LEVEL`], so one body never sweeps more than a bounded number of cells. The
-/// counts are measured by the frame itself (on the GPU by `assign_cells`), not predicted
-/// from the shapes: a prediction that put a body one level off once made a 3000-unit
-/// square sweep four million cells. As WGSL `sweeps_down`.
-pub fn sweeps_down(level_bodies: &[u32; MAX_LEVELS as usize], coarse: u32, fine: u32) -> bool {
-    if coarse >= TOP_LEVEL || fine >= coarse || coarse - fine > DOWN_LEVELS {
+/// The cells a coarse level would sweep are summed from its bodies' own boxes
+/// (`swept_cells`), so a long thin wall sweeps the fine cells along it, not a square as
+/// wide as it is long: measured on 50 walls 800 × 10 among 10k particles, the particles
+/// otherwise each read every wall. The counts are measured by the frame itself (on the
+/// GPU by `assign_cells`), not predicted from the shapes: a prediction that put a body one
+/// level off once made a 3000-unit square sweep four million cells. As WGSL
+/// `sweeps_down`.
+pub fn sweeps_down(info: &GridInfo, coarse: u32, fine: u32) -> bool {
+    if coarse >= TOP_LEVEL || fine >= coarse || fine < info.sweep_floor[coarse as usize] {
         return false;
     }
-    // A coarse body covers about (2^(c-f) + 2)^2 fine cells; a fine body about 4 coarse ones.
-    let side = ((1u32 << (coarse - fine)) + 2) as u64;
-    let down = level_bodies[coarse as usize] as u64 * side * side;
-    let up = level_bodies[fine as usize] as u64 * 4;
+    // A fine body looks at about 4 coarse cells. In floats, as the GPU compares.
+    let down = info.swept_cells[(coarse * MAX_LEVELS + fine) as usize] as f32;
+    let up = info.level_bodies[fine as usize] as f32 * 4.0;
     down < up
 }
 
 /// [`sweeps_down`] for every pair of levels: bit `f` of entry `c` is set when the bodies
 /// of level `c` sweep level `f`.
-pub fn probe_down(level_bodies: &[u32; MAX_LEVELS as usize]) -> [u32; MAX_LEVELS as usize] {
+pub fn probe_down(info: &GridInfo) -> [u32; MAX_LEVELS as usize] {
     std::array::from_fn(|coarse| {
         (0..coarse as u32)
-            .filter(|&fine| sweeps_down(level_bodies, coarse as u32, fine))
+            .filter(|&fine| sweeps_down(info, coarse as u32, fine))
             .fold(0, |bits, fine| bits | 1 << fine)
     })
 }
@@ -182,26 +221,56 @@ mod tests {
 
     #[test]
     fn sweeping_down_is_bounded_and_chosen_only_when_cheaper() {
-        let mut bodies = [0u32; MAX_LEVELS as usize];
-        bodies[0] = 1_000_000;
-        bodies[3] = 300;
-        bodies[12] = 1;
-        bodies[TOP_LEVEL as usize] = 1;
-        let down = probe_down(&bodies);
-        let occupied = 1 | 1 << 3 | 1 << 12 | 1 << TOP_LEVEL;
-        let look = look_levels(&down, occupied);
-        // Bullets look only among themselves: the ships sweep them, and level 12 and
-        // the top level are too far above to sweep, so the bullets look up at them.
-        assert_eq!(look[0], 1 | 1 << 12 | 1 << TOP_LEVEL);
-        assert_eq!(look[3], 1 << 3 | 1 | 1 << 12 | 1 << TOP_LEVEL);
-        // 300 ships over a million bullets: the ships sweep (300 * 100 < 4e6).
+        let mut info = GridInfo::default();
+        info.level_bodies[0] = 1_000_000;
+        info.level_bodies[3] = 300;
+        info.level_bodies[12] = 1;
+        info.level_bodies[TOP_LEVEL as usize] = 1;
+        // The ships of level 3 may sweep down to level 0, 100 cells each there.
+        info.swept_cells[(3 * MAX_LEVELS) as usize] = 300 * 100;
+        // The body of level 12 may sweep no further down than level 9.
+        info.sweep_floor[12] = 9;
+        info.swept_cells[(12 * MAX_LEVELS) as usize] = 10;
+        info.sweep_floor[3] = 0;
+        info.occupied_levels = 1 | 1 << 3 | 1 << 12 | 1 << TOP_LEVEL;
+        let down = probe_down(&info);
+        let look = look_levels(&down, info.occupied_levels);
+        // 300 ships over a million bullets: the ships sweep (30000 cells < 4e6).
         assert_eq!(down[3] & 1, 1);
-        // Level 12 is too far above level 0 to sweep it, however few its bodies.
+        // Level 12 may not sweep level 0, however few its bodies and cells.
         assert_eq!(down[12] & 1, 0);
         // The top level never sweeps.
         assert_eq!(down[TOP_LEVEL as usize], 0);
         // An empty fine level is never swept.
         assert_eq!(down[3] >> 1 & 1, 0);
+        // Bullets look only among themselves and up at what does not sweep them.
+        assert_eq!(look[0], 1 | 1 << 12 | 1 << TOP_LEVEL);
+        assert_eq!(look[3], 1 << 3 | 1 | 1 << 12 | 1 << TOP_LEVEL);
+    }
+
+    #[test]
+    fn a_thin_wall_sweeps_far_down_and_a_square_as_wide_does_not() {
+        let params = GridParams {
+            base_cell: 10.0,
+            bucket_count: 1024,
+        };
+        let sweep = |min: Vec2, max: Vec2| {
+            let level = level_of(&params, (max - min).max_element());
+            let mut cells = 0;
+            let floor = sweep_reach(&params, min, max, level, |_, n| cells += n);
+            (level, floor, cells)
+        };
+        // 800 x 10: level 7 (cells 1280), and every level below within the budget.
+        let (level, floor, cells) = sweep(Vec2::new(0.0, 0.0), Vec2::new(800.0, 10.0));
+        assert_eq!((level, floor), (7, 0));
+        assert!(cells <= SWEEP_BUDGET, "{cells}");
+        // 800 x 800: the same level, but level 0 alone would be some 6700 cells.
+        let (level, floor, cells) = sweep(Vec2::new(0.0, 0.0), Vec2::new(800.0, 800.0));
+        assert_eq!(level, 7);
+        assert_eq!(floor, 1);
+        assert!(cells <= SWEEP_BUDGET, "{cells}");
+        // The top level never sweeps.
+        assert_eq!(sweep(Vec2::splat(-1e20), Vec2::splat(1e20)).1, TOP_LEVEL);
     }
 
     #[test]

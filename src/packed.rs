@@ -42,10 +42,11 @@ pub const SCAN_CHUNK: u32 = 1024;
 /// reports instead of a silently shortened loop.
 pub const LOOP_GUARD: u32 = 32768;
 
-/// The most levels a body sweeps down: bodies on level `c` look for bodies on a finer
-/// level `f` only when `c - f <= DOWN_LEVELS`, which keeps the cells one body sweeps
-/// under (2^DOWN_LEVELS + 2)^2 = 1156. Further apart, the fine bodies look up.
-pub const DOWN_LEVELS: u32 = 5;
+/// The most cells one body sweeps on the levels below its own, all of them together:
+/// bodies on level `c` look for bodies on a finer level `f` only when every body of `c`
+/// stays within this sweeping every level from `c - 1` down to `f` (see
+/// [`crate::grid::sweep_reach`]). Otherwise the fine bodies look up.
+pub const SWEEP_BUDGET: u32 = 4096;
 
 /// Slots of the indirect-dispatch argument buffer: the binning of the candidates by
 /// kind pair, `broad_deferred` over the handed-over pieces, `narrow_task` over the
@@ -113,7 +114,7 @@ pub fn wgsl_constants() -> String {
          const SCAN_BUDGET: u32 = {SCAN_BUDGET}u;\n\
          const SCAN_CHUNK: u32 = {SCAN_CHUNK}u;\n\
          const LOOP_GUARD: u32 = {LOOP_GUARD}u;\n\
-         const DOWN_LEVELS: u32 = {DOWN_LEVELS}u;\n\
+         const SWEEP_BUDGET: u32 = {SWEEP_BUDGET}u;\n\
          const ARGS_NARROW: u32 = {ARGS_NARROW}u;\n\
          const SHAPE_WORDS: u32 = {SHAPE_WORDS}u;\n\
          const VERTEX_WORDS: u32 = {VERTEX_WORDS}u;\n\
@@ -318,7 +319,7 @@ pub struct GridEntry {
 /// What the grid holds per level. Mirrors WGSL `GridInfo` (and `AtomicGridInfo`, the
 /// same with atomic fields, used while building).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct GridInfo {
     /// OR of the layers of the bodies at each level; 0 for an empty level.
     pub level_layers: [u32; MAX_LEVELS as usize],
@@ -331,6 +332,19 @@ pub struct GridInfo {
     pub occupied_levels: u32,
     /// Entries handed out to buckets so far (`allocate_buckets`).
     pub allocated: u32,
+    /// Entry `c`: the finest level that every body of level `c` may sweep down to within
+    /// [`SWEEP_BUDGET`] ([`crate::grid::sweep_reach`]).
+    pub sweep_floor: [u32; MAX_LEVELS as usize],
+    /// Entry `c * MAX_LEVELS + f`: the cells the bodies of level `c` would sweep on level
+    /// `f`, summed over those bodies (wrapping past 2^32, which only costs speed).
+    pub swept_cells: [u32; (MAX_LEVELS * MAX_LEVELS) as usize],
+}
+
+impl Default for GridInfo {
+    /// An empty grid's: all zero.
+    fn default() -> Self {
+        Self::zeroed()
+    }
 }
 
 /// The append counters. Mirrors WGSL `Counters` (whose fields are atomics).

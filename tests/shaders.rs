@@ -148,7 +148,9 @@ fn rust_structs_mirror_wgsl_structs() {
             level_bodies,
             look_levels,
             occupied_levels,
-            allocated
+            allocated,
+            sweep_floor,
+            swept_cells
         ]
     );
     assert_mirrors!(

@@ -13,10 +13,11 @@ use rayon::prelude::*;
 
 use crate::collider::Pair;
 use crate::grid::{
-    cell_at, cell_bucket, level_of, look_levels, probe_down, probe_range, GridParams,
+    cell_at, cell_bucket, level_of, look_levels, probe_down, probe_range, sweep_reach, GridParams,
 };
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, NO_BUCKET,
+    Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
+    NO_BUCKET,
 };
 
 /// The cell, level and bucket of one body (its rank is counted afterwards), or
@@ -82,19 +83,26 @@ impl Grid {
             .resize(params.bucket_count as usize, Bucket::default());
         let (buckets, info) = (&mut self.buckets, &mut self.info);
         *info = GridInfo::default();
-        for (placed, body) in self.body_cells.iter_mut().zip(infos) {
+        for ((placed, body), b) in self.body_cells.iter_mut().zip(infos).zip(aabbs) {
             if placed.bucket == NO_BUCKET {
                 continue;
             }
             let slot = &mut buckets[placed.bucket as usize];
             placed.rank = slot.count;
             slot.count += 1;
-            info.level_layers[placed.level as usize] |= body.layer;
-            info.level_bodies[placed.level as usize] += 1;
+            let level = placed.level as usize;
+            info.level_layers[level] |= body.layer;
+            info.level_bodies[level] += 1;
             info.occupied_levels |= 1 << placed.level;
+            let swept = &mut info.swept_cells[level * MAX_LEVELS as usize..][..MAX_LEVELS as usize];
+            let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
+            let floor = sweep_reach(params, min, max, placed.level, |fine, cells| {
+                swept[fine as usize] = swept[fine as usize].wrapping_add(cells);
+            });
+            info.sweep_floor[level] = info.sweep_floor[level].max(floor);
         }
         // allocate_buckets: which side looks between levels, from this frame's counts...
-        info.look_levels = look_levels(&probe_down(&info.level_bodies), info.occupied_levels);
+        info.look_levels = look_levels(&probe_down(info), info.occupied_levels);
         // ...then the ranges, one chunk of buckets after another.
         for chunk in buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
             let total: u32 = chunk.iter().map(|b| b.count).sum();
@@ -253,7 +261,7 @@ mod tests {
         expected.sort_unstable();
         let params = GridParams::for_bodies(&library, &infos);
         let mut grid = Grid::build(&params, &infos, &aabbs);
-        let chosen = probe_down(&grid.info.level_bodies);
+        let chosen = probe_down(&grid.info);
         for probe_down in [chosen, [0; 32], [u32::MAX; 32]] {
             grid.info.look_levels = look_levels(&probe_down, grid.info.occupied_levels);
             let (mut found, count) = (Vec::new(), AtomicU64::new(0));
