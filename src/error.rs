@@ -111,6 +111,17 @@ pub enum Error {
         /// What wgpu said.
         reason: String,
     },
+    /// A device handed to [`crate::GpuContext::from_device`] was opened with a limit
+    /// below what the kernels need.
+    #[error("the device's `{limit}` is {has}, and gpu-collide's kernels need at least {needed}: request it when opening the device (wgpu::Limits::default() has enough)")]
+    DeviceLimit {
+        /// The field of `wgpu::Limits`.
+        limit: &'static str,
+        /// What the kernels need.
+        needed: u64,
+        /// What the device has.
+        has: u64,
+    },
     /// The scene needs more than the device can hold in one buffer or dispatch.
     #[error(
         "scene too large for this device: {what} needs {needed}, the device allows at most {limit}"

@@ -59,6 +59,10 @@ pub use gpu::{GpuCollider, GpuContext};
 pub use library::ShapeLibrary;
 pub use scene::Scene;
 pub use shapes::{Bitmask, Circle, Polygon, Shape};
+/// The wgpu this crate is built against (version 30), for callers who hand it their
+/// own device ([`GpuContext::from_device`]): a device of another wgpu major version is
+/// another type.
+pub use wgpu;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -11,6 +11,7 @@ mod fuzz;
 mod known_cases;
 mod limits;
 mod oracle;
+mod own_device;
 mod properties;
 mod scene_errors;
 mod shaders;

@@ -14,6 +14,7 @@ pub use collider::GpuCollider;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Error;
+use crate::packed::{DISPATCH_WIDTH, WORKGROUP_SIZE};
 use crate::shaders::Stage;
 
 /// A device and queue on a chosen adapter, shared by any number of colliders.
@@ -106,6 +107,68 @@ impl GpuContext {
             }
         }
         Err(Error::NoDevice(failures.join("; ")))
+    }
+
+    /// Wraps a device the caller opened (a game's own, rendering as well), for any number
+    /// of colliders, so that no second device is opened and buffers can be shared.
+    ///
+    /// The device must offer what the kernels need, which `wgpu::Limits::default()`
+    /// does: 8 storage buffers per shader stage, workgroups of 64 invocations and
+    /// 32768 workgroups per dimension; otherwise this fails with
+    /// [`Error::DeviceLimit`] naming the limit. Nothing of the device is changed: its
+    /// error handler and device-lost callback stay the caller's, and gpu-collide reads
+    /// its own errors through error scopes around its own work. Stage times are measured
+    /// where the device was opened with `wgpu::Features::TIMESTAMP_QUERY`.
+    ///
+    /// ```no_run
+    /// use gpu_collide::{wgpu, GpuContext};
+    /// # async fn open() -> Result<(), Box<dyn std::error::Error>> {
+    /// let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    /// let adapter = instance.request_adapter(&wgpu::RequestAdapterOptions::default()).await?;
+    /// let (device, queue) = adapter.request_device(&wgpu::DeviceDescriptor::default()).await?;
+    /// let gpu = GpuContext::from_device(device, queue)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, Error> {
+        let limits = device.limits();
+        let needed = [
+            (
+                "max_storage_buffers_per_shader_stage",
+                limits.max_storage_buffers_per_shader_stage,
+                8,
+            ),
+            (
+                "max_compute_workgroup_size_x",
+                limits.max_compute_workgroup_size_x,
+                WORKGROUP_SIZE,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                limits.max_compute_invocations_per_workgroup,
+                WORKGROUP_SIZE,
+            ),
+            (
+                "max_compute_workgroups_per_dimension",
+                limits.max_compute_workgroups_per_dimension,
+                DISPATCH_WIDTH,
+            ),
+        ];
+        for (limit, has, need) in needed {
+            if has < need {
+                return Err(Error::DeviceLimit {
+                    limit,
+                    needed: need as u64,
+                    has: has as u64,
+                });
+            }
+        }
+        Ok(GpuContext {
+            adapter: device.adapter_info(),
+            device,
+            queue,
+            uncaptured: Arc::default(),
+            pipelines: Arc::default(),
+        })
     }
 
     /// Opens a device on this adapter with `limits`, or with all the limits it offers.
