@@ -134,7 +134,8 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[crate::packed::Aa
     (cells, entries)
 }
 
-#[cfg(test)]
+// On the generators' scenes, so only with them.
+#[cfg(all(test, feature = "generate"))]
 mod tests {
     use super::*;
     use crate::cpu::bounds::bounds;

@@ -157,22 +157,13 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// Writing a file (or creating its directory) failed.
-    #[error("cannot write {path}: {source}")]
-    Write {
-        /// The file or directory.
-        path: String,
-        /// The operating system's error.
-        source: std::io::Error,
+    /// A [`crate::Collider`] implemented outside this crate failed (the benchmark's
+    /// parry2d baseline, when a shape is beyond it): the backend's name and what it said.
+    #[error("{backend}: {message}")]
+    Backend {
+        /// The backend's name.
+        backend: &'static str,
+        /// What went wrong.
+        message: String,
     },
-    /// A command-line option has a value that parses but cannot be used together with
-    /// the others (for example `--bodies` with a scene file, which has its own bodies).
-    #[error("{0}")]
-    Usage(String),
-    /// The parry2d baseline of the benchmark could not represent a shape of the library.
-    #[error("parry2d baseline: {0}")]
-    Baseline(String),
-    /// The benchmark report (its plot) could not be drawn.
-    #[error("benchmark report: {0}")]
-    Report(String),
 }

@@ -35,12 +35,14 @@
 //!
 //! Scenes can also be read from the JSON format of `docs/scene-format.md` with [`Scene::from_json`].
 
+#[cfg(feature = "cli")]
 pub mod bench;
 pub mod body;
 pub mod cell_size;
 pub mod collider;
 pub mod cpu;
 pub mod error;
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod gpu;
 pub mod grid;

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use gpu_collide::bench::{BenchOptions, SceneChoice};
+use gpu_collide::bench::{BenchOptions, CliError, SceneChoice};
 use gpu_collide::{Collider, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene};
 
 #[derive(Parser)]
@@ -231,10 +231,10 @@ fn note(line: &str) {
 
 /// Writes `text` to standard output and flushes it. A broken pipe (the reader stopped
 /// reading) is not an error, see the module's documentation; any other failure is.
-fn print_out(text: &str) -> Result<(), Error> {
+fn print_out(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Write {
             path: "standard output".into(),
             source: error,
         }),
@@ -263,7 +263,7 @@ fn pairs(
     backend: Backend,
     out: Option<&PathBuf>,
     max_pairs: u64,
-) -> Result<(), Error> {
+) -> Result<(), CliError> {
     // Start-up (reading, the device, the pipelines) is timed apart from finding the
     // pairs, which is what a game pays every frame.
     let reading = Instant::now();
@@ -295,7 +295,7 @@ fn pairs(
     ));
     let text = pairs_json(&found) + "\n";
     match out {
-        Some(file) => std::fs::write(file, text).map_err(|source| Error::Write {
+        Some(file) => std::fs::write(file, text).map_err(|source| CliError::Write {
             path: file.display().to_string(),
             source,
         }),
@@ -308,7 +308,7 @@ fn pairs_json(pairs: &[Pair]) -> String {
     serde_json::json!({ "pairs": pairs }).to_string()
 }
 
-fn adapters() -> Result<(), Error> {
+fn adapters() -> Result<(), CliError> {
     let all = pollster::block_on(gpu_collide::gpu::all_adapters())?;
     let usable = pollster::block_on(gpu_collide::gpu::usable_adapters())?;
     let wanted = std::env::var("WGPU_ADAPTER_NAME").ok();
@@ -367,7 +367,7 @@ fn frames_count(text: &str) -> Result<usize, String> {
 /// Runs the benchmark, prints the table and writes the JSON, plot and table files.
 /// Fails (after writing them) when some run failed, two backends disagreed on a pair
 /// outside the 0.01 band, or the table could not be printed.
-fn bench(options: BenchOptions) -> Result<(), Error> {
+fn bench(options: BenchOptions) -> Result<(), CliError> {
     let bar = gpu_collide::bench::progress_bar();
     let report = gpu_collide::bench::run(&options, &bar)?;
     // The files are the results that last: written even when standard output fails.
@@ -382,7 +382,7 @@ fn bench(options: BenchOptions) -> Result<(), Error> {
     printed?;
     // The baseline's wrong answers are reported, not failed on: they are not ours to fix.
     if report.disagreements_not_of_the_baseline() > 0 {
-        return Err(Error::Report(format!(
+        return Err(CliError::Report(format!(
             "{} pairs differ between backends outside the 0.01 band; see DISAGREE above and \
              `disagreements` in {}",
             report.disagreements(),
@@ -391,7 +391,7 @@ fn bench(options: BenchOptions) -> Result<(), Error> {
     }
     match report.failed.len() {
         0 => Ok(()),
-        n => Err(Error::Report(format!(
+        n => Err(CliError::Report(format!(
             "{n} run(s) failed; see FAILED above and `failed` in {}",
             outputs.json.display()
         ))),

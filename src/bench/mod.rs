@@ -17,6 +17,7 @@
 
 pub mod band;
 pub mod budget;
+pub mod error;
 pub mod parry;
 pub mod plot;
 pub mod report;
@@ -37,6 +38,7 @@ use crate::library::ShapeLibrary;
 use crate::scene::Scene;
 use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
+pub use error::CliError;
 use parry::ParryCollider;
 use report::{Adapter, Agreement, FrameMs, Machine, Report, Run, Skipped, StagesMs};
 use workload::Workload;
@@ -205,9 +207,9 @@ impl Plan {
 }
 
 /// Checks the options and loads the scene file, before any work is done.
-fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, Error> {
+fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, CliError> {
     if !(1..=MAX_FRAMES).contains(&options.frames) {
-        return Err(Error::Usage(format!(
+        return Err(CliError::Usage(format!(
             "--frames must be from 1 to {MAX_FRAMES}, not {}",
             options.frames
         )));
@@ -218,7 +220,7 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, Error> {
         .flatten()
         .find(|&&n| !(1..=MAX_BODIES).contains(&n))
     {
-        return Err(Error::Usage(format!(
+        return Err(CliError::Usage(format!(
             "--bodies: every count must be from 1 to {MAX_BODIES}, not {n}"
         )));
     }
@@ -233,7 +235,7 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, Error> {
             SceneChoice::File(path) => {
                 let scene = read_scene(path, bar)?;
                 if options.bodies.is_some() {
-                    return Err(Error::Usage(format!(
+                    return Err(CliError::Usage(format!(
                         "--bodies does not apply to a scene file: {} has its own {} bodies",
                         path.display(),
                         scene.bodies.len()
@@ -316,7 +318,7 @@ pub fn progress_bar() -> ProgressBar {
 /// rather than after the benchmark; the results are written by [`write_outputs`]. A
 /// backend that fails on some size is reported in [`Report::failed`] and not run on
 /// larger sizes of that scene; the others go on.
-pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
+pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError> {
     let plans = plan(options, bar)?;
     prepare_outputs(options)?;
     let say = |text: String| say(bar, text);
@@ -334,7 +336,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
                 say(format!("gpu backend on {}", context.describe()));
                 gpu = Some(context);
             }
-            Err(error) if options.backends.is_some() => return Err(error),
+            Err(error) if options.backends.is_some() => return Err(error.into()),
             Err(error) => {
                 say(format!("warning: the gpu backend is skipped: {error}"));
                 backends.retain(|&b| b != Backend::Gpu);
@@ -362,7 +364,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, Error> {
         for &size in &plan.sizes {
             bar.set_message(format!("{}: generating {size} bodies", plan.name));
             let workload = plan.workload(size);
-            let library = workload.scene().validate()?;
+            let library = workload.scene().validate().map_err(Error::from)?;
             let bodies = workload.bodies().len();
             // The first backend to run this size keeps its pairs for the others to match.
             let mut reference: Option<(Backend, Vec<Vec<Pair>>)> = None;
@@ -669,7 +671,7 @@ impl Outputs {
 /// Creates the output directory (and the JSON file's) and checks that each output file
 /// can be written, without changing one that exists: a file that did not exist is
 /// created and removed again.
-pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, Error> {
+pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, CliError> {
     let outputs = Outputs::of(options);
     let json_dir = outputs.json.parent().filter(|d| !d.as_os_str().is_empty());
     let json = ("--json", outputs.json.as_path(), json_dir);
@@ -679,13 +681,13 @@ pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, Error> {
         // create_dir_all where a file is in the way says only "File exists" or "Not a
         // directory": name the file.
         if let Some(file) = dir.ancestors().find(|a| a.exists()).filter(|a| !a.is_dir()) {
-            return Err(Error::Usage(format!(
+            return Err(CliError::Usage(format!(
                 "{option} {}: {} is not a directory",
                 value.display(),
                 file.display()
             )));
         }
-        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
             path: dir.display().to_string(),
             source,
         })?;
@@ -706,7 +708,7 @@ pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, Error> {
                 .open(file)
                 .and_then(|_| std::fs::remove_file(file))
         };
-        checked.map_err(|source| Error::Write {
+        checked.map_err(|source| CliError::Write {
             path: file.display().to_string(),
             source,
         })?;
@@ -715,7 +717,7 @@ pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, Error> {
 }
 
 /// Writes the JSON (to `--json`, or the output directory), the plot and the table.
-pub fn write_outputs(report: &Report, options: &BenchOptions) -> Result<Outputs, Error> {
+pub fn write_outputs(report: &Report, options: &BenchOptions) -> Result<Outputs, CliError> {
     let outputs = Outputs::of(options);
     report.write_json(&outputs.json)?;
     report::write_file(&outputs.table, &report.table())?;
@@ -756,7 +758,7 @@ mod tests {
             frames: 0,
             ..Default::default()
         };
-        assert!(matches!(plan(&zero_frames, &bar), Err(Error::Usage(_))));
+        assert!(matches!(plan(&zero_frames, &bar), Err(CliError::Usage(_))));
         let too_many = [
             BenchOptions {
                 frames: MAX_FRAMES + 1,

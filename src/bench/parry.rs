@@ -32,6 +32,14 @@ use crate::error::Error;
 use crate::library::ShapeLibrary;
 use crate::packed::{PackedShape, SHAPE_CIRCLE, SHAPE_POLYGON};
 
+/// The baseline's own failure, as the library's error for backends outside it.
+fn baseline(message: String) -> Error {
+    Error::Backend {
+        backend: "parry2d baseline",
+        message,
+    }
+}
+
 /// How far each bitmask cell's cuboid is pulled in from the cell's edges, in world units.
 pub const CELL_INSET: f32 = 0.001;
 
@@ -105,14 +113,14 @@ fn parry_shape(
             let vertices = library
                 .polygon_vertices
                 .get(first..first + shape.count as usize)
-                .ok_or_else(|| Error::Baseline(format!("shape {index}: vertices out of range")))?;
+                .ok_or_else(|| baseline(format!("shape {index}: vertices out of range")))?;
             let points = vertices
                 .iter()
                 .map(|v| Vector::new(v.position[0], v.position[1]))
                 .collect();
             let polygon =
                 ConvexPolygon::from_convex_polyline_unmodified(points).ok_or_else(|| {
-                    Error::Baseline(format!(
+                    baseline(format!(
                         "shape {index}: parry2d refuses the polygon (a degenerate edge)"
                     ))
                 })?;
@@ -135,7 +143,7 @@ fn bitmask_compound(
     let words = library
         .bitmask_words
         .get(first..first + words_per_row * mask.rows as usize)
-        .ok_or_else(|| Error::Baseline(format!("shape {index}: bitmask words out of range")))?;
+        .ok_or_else(|| baseline(format!("shape {index}: bitmask words out of range")))?;
     let is_set = |row: usize, column: usize| {
         words[row * words_per_row + column / 32] >> (column % 32) & 1 == 1
     };
@@ -219,7 +227,7 @@ impl Collider for ParryCollider {
             });
         }
         if let Some((i, j)) = unsupported {
-            return Err(Error::Baseline(format!(
+            return Err(baseline(format!(
                 "intersection_test does not support the shapes of bodies {i} and {j}"
             )));
         }

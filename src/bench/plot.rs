@@ -10,7 +10,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::report::Run;
-use crate::error::Error;
+use super::CliError;
 
 /// File name of the plot in the output directory.
 pub const PLOT_FILE: &str = "frame_time.svg";
@@ -61,8 +61,8 @@ fn milliseconds_label(ms: f64) -> String {
 
 /// Draws the runs to `path` (an SVG file), one panel per scene in the order the
 /// scenes first appear.
-pub fn draw(runs: &[Run], path: &Path) -> Result<(), Error> {
-    let fail = |e: &dyn std::fmt::Display| Error::Report(format!("{}: {e}", path.display()));
+pub fn draw(runs: &[Run], path: &Path) -> Result<(), CliError> {
+    let fail = |e: &dyn std::fmt::Display| CliError::Report(format!("{}: {e}", path.display()));
     // A scene of no bodies has no place on a log axis (and would hang plotters' ticks).
     let runs: Vec<&Run> = runs.iter().filter(|r| r.bodies > 0).collect();
     let mut scenes: Vec<&str> = Vec::new();

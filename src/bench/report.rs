@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::Error;
+use super::CliError;
 
 /// Everything one `bench` invocation measured.
 #[derive(Debug, Clone, Serialize)]
@@ -196,12 +196,12 @@ pub struct Skipped {
 
 impl Report {
     /// The report as pretty JSON.
-    pub fn to_json(&self) -> Result<String, Error> {
-        serde_json::to_string_pretty(self).map_err(|e| Error::Report(e.to_string()))
+    pub fn to_json(&self) -> Result<String, CliError> {
+        serde_json::to_string_pretty(self).map_err(|e| CliError::Report(e.to_string()))
     }
 
     /// Writes the JSON to `path`, creating its directory.
-    pub fn write_json(&self, path: &Path) -> Result<(), Error> {
+    pub fn write_json(&self, path: &Path) -> Result<(), CliError> {
         write_file(path, &(self.to_json()? + "\n"))
     }
 
@@ -429,13 +429,13 @@ fn milliseconds(ms: f64) -> String {
 }
 
 /// Writes `text` to `path`, creating the directory it is in.
-pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
-    let write_error = |source| Error::Write {
+pub fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    let write_error = |source| CliError::Write {
         path: path.display().to_string(),
         source,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
             path: dir.display().to_string(),
             source,
         })?;

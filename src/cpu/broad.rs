@@ -246,6 +246,7 @@ mod tests {
     use super::*;
     use crate::cpu::bounds::bounds;
     use crate::cpu::reference::all_pairs;
+    #[cfg(feature = "generate")]
     use crate::generate::{random_scene, BulletHell, SceneKind};
     use crate::library::{body_info, body_transform};
     use crate::scene::Scene;
@@ -274,6 +275,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "generate")]
     fn grid_candidates_equal_all_pairs_whichever_side_looks() {
         for kind in SceneKind::ALL {
             check(&random_scene(kind, 1500, 21));
