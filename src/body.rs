@@ -3,6 +3,9 @@
 
 use glam::Vec2;
 
+/// [`Body::id`] of a body the caller gave no id.
+pub const NO_ID: u64 = u64::MAX;
+
 /// A shape placed in the world.
 ///
 /// ```
@@ -22,6 +25,10 @@ pub struct Body {
     pub layer: u32,
     /// The groups this body may collide with.
     pub mask: u32,
+    /// The caller's own id for the body (an entity id), which [`crate::TouchTracker`]
+    /// keys its events by; [`NO_ID`] unless set. The colliders do not read it: pairs are
+    /// always indices into the frame's body list.
+    pub id: u64,
 }
 
 impl Body {
@@ -33,7 +40,13 @@ impl Body {
             angle: 0.0,
             layer: u32::MAX,
             mask: u32::MAX,
+            id: NO_ID,
         }
+    }
+
+    /// The same body with the caller's id `id`.
+    pub fn with_id(self, id: u64) -> Self {
+        Body { id, ..self }
     }
 
     /// The same body rotated by `angle` radians.

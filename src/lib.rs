@@ -51,6 +51,7 @@ pub mod packed;
 pub mod scene;
 pub mod shaders;
 pub mod shapes;
+pub mod touch;
 
 pub use body::Body;
 pub use collider::{Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
@@ -61,6 +62,7 @@ pub use gpu::{GpuCollider, GpuContext};
 pub use library::ShapeLibrary;
 pub use scene::Scene;
 pub use shapes::{Bitmask, Circle, Polygon, Shape};
+pub use touch::{TouchEvent, TouchTracker};
 /// The wgpu this crate is built against (version 30), for callers who hand it their
 /// own device ([`GpuContext::from_device`]): a device of another wgpu major version is
 /// another type.

@@ -730,6 +730,8 @@ fn parse_body(
         angle: to_f32(&fields, "angle", angle)?,
         layer: filter("layer")?,
         mask: filter("mask")?,
+        // Scene files carry no ids: a body is its index there.
+        id: crate::body::NO_ID,
     })
 }
 

@@ -342,3 +342,56 @@ fn large_bitmask_against_a_polygon_and_a_circle() {
         &[],
     );
 }
+
+/// Touch events keyed by the caller's ids, frame after frame, while bodies are removed
+/// from the list: the same events from every backend, and the ones a game expects.
+#[test]
+fn touch_events_follow_ids_on_every_backend() {
+    use gpu_collide::{Body, Circle, Collider, CpuCollider, GpuCollider, Shape, ShapeLibrary};
+    use gpu_collide::{TouchEvent, TouchTracker};
+    let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))]).expect("library");
+    // A ship (id 1) at the origin; bullets (ids 100..) flying left through it, 3 units
+    // apart, so that (radius 1) they never touch each other.
+    let frames: Vec<Vec<Body>> = (0..6)
+        .map(|frame| {
+            let mut bodies = vec![Body::new(0, glam::Vec2::ZERO).with_id(1)];
+            for k in 0..4u64 {
+                // The bullet of id 100 leaves the list after frame 2.
+                if k == 0 && frame > 2 {
+                    continue;
+                }
+                let x = 6.0 + 3.0 * k as f32 - 3.0 * frame as f32;
+                bodies.push(Body::new(0, glam::Vec2::new(x, 0.0)).with_id(100 + k));
+            }
+            bodies
+        })
+        .collect();
+    let mut backends: Vec<Box<dyn Collider>> = vec![Box::new(CpuCollider::new(library.clone()))];
+    if let Some(context) = crate::support::gpu() {
+        backends.push(Box::new(GpuCollider::new(&context, library).expect("gpu")));
+    }
+    let mut all = Vec::new();
+    for collider in &mut backends {
+        let mut touches = TouchTracker::new();
+        let events: Vec<Vec<TouchEvent>> = frames
+            .iter()
+            .map(|bodies| {
+                let pairs = collider.find_pairs(bodies).expect("frame");
+                touches.update(&pairs, bodies).to_vec()
+            })
+            .collect();
+        all.push(events);
+    }
+    use TouchEvent::{Began, Ended};
+    let expected = vec![
+        vec![],                             // bullets at 6, 9, 12, 15
+        vec![],                             // 3, 6, 9, 12
+        vec![Began(1, 100)],                // 0 (on the ship), 3, 6, 9
+        vec![Ended(1, 100), Began(1, 101)], // 100 gone; 101 at 0
+        vec![Ended(1, 101), Began(1, 102)],
+        vec![Ended(1, 102), Began(1, 103)],
+    ];
+    for events in &all {
+        assert_eq!(events, &expected);
+    }
+}
