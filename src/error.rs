@@ -157,6 +157,10 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The API was used in a way it does not allow (for example frames collected out of
+    /// the order they were submitted); the message says what to do instead.
+    #[error("{0}")]
+    InvalidUse(String),
     /// A [`crate::Collider`] implemented outside this crate failed (the benchmark's
     /// parry2d baseline, when a shape is beyond it): the backend's name and what it said.
     #[error("{backend}: {message}")]

@@ -58,7 +58,7 @@ pub use collider::{Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 pub use cpu::CpuCollider;
 pub use error::{Error, Location, SceneError};
 pub use glam;
-pub use gpu::{GpuCollider, GpuContext};
+pub use gpu::{GpuCollider, GpuContext, PendingFrame, MAX_FRAMES_IN_FLIGHT};
 pub use library::ShapeLibrary;
 pub use scene::Scene;
 pub use shapes::{Bitmask, Circle, Polygon, Shape};

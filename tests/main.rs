@@ -12,6 +12,7 @@ mod known_cases;
 mod limits;
 mod oracle;
 mod own_device;
+mod pending_frames;
 mod properties;
 mod scene_errors;
 mod shaders;

@@ -17,6 +17,7 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
+use super::pending::Frames;
 use super::readback::read_mapped;
 use super::timing::{StageTimer, STAMP_BYTES, TIMED_STAGES};
 use super::{bounds, broad, narrow, StageGroups};
@@ -67,6 +68,8 @@ pub struct GpuCollider {
     max_pairs: u64,
     /// Words at which the vertices and the bitmask words start in the library buffer.
     library_bases: (u32, u32),
+    /// Frames submitted and not yet collected (`super::pending`).
+    pub(crate) frames: Frames,
 }
 
 /// How many items each growable buffer holds.
@@ -125,16 +128,16 @@ impl Groups {
 }
 
 /// What one run of the pipeline found.
-struct FrameResult {
-    counters: Counters,
-    pairs: Vec<Pair>,
+pub(crate) struct FrameResult {
+    pub(crate) counters: Counters,
+    pub(crate) pairs: Vec<Pair>,
     /// Milliseconds of bounds, broad and narrow on the GPU, when timed.
-    stage_ms: Option<[f64; 3]>,
+    pub(crate) stage_ms: Option<[f64; 3]>,
 }
 
 /// Where things sit in the readback buffer: counters, stage stamps, then pairs.
 const STAMPS_AT: u64 = size_of::<Counters>() as u64;
-const PAIRS_AT: u64 = STAMPS_AT + STAMP_BYTES;
+pub(crate) const PAIRS_AT: u64 = STAMPS_AT + STAMP_BYTES;
 
 impl GpuCollider {
     /// Compiles the pipelines and uploads the shape library, once.
@@ -184,6 +187,7 @@ impl GpuCollider {
                 infos: Vec::new(),
                 max_pairs: DEFAULT_MAX_PAIRS,
                 library_bases: (vertex_base, word_base),
+                frames: Frames::default(),
             })
         })
     }
@@ -237,6 +241,45 @@ impl GpuCollider {
     /// Runs the three stages once, with bodies `lookers` looking for partners, and reads
     /// back the counters and the stored pairs.
     fn run(&self, bodies: u32, lookers: (u32, u32), limit: u32) -> Result<FrameResult, Error> {
+        let b = &self.buffers;
+        let _ = self.submit_run(bodies, lookers, limit, &b.readback);
+        let pair_capacity = self.capacity.pairs;
+        let result = read_mapped(&self.context.device, &b.readback, |bytes| {
+            self.frame_result(bytes, pair_capacity)
+        })?;
+        self.context.check_uncaptured()?;
+        Ok(result)
+    }
+
+    /// The counters, stage times and stored pairs of a readback of a frame run with
+    /// room for `pair_capacity` pairs.
+    pub(crate) fn frame_result(&self, bytes: &[u8], pair_capacity: u32) -> FrameResult {
+        let counters: Counters = bytemuck::pod_read_unaligned(&bytes[..STAMPS_AT as usize]);
+        let stage_ms = self
+            .timer
+            .as_ref()
+            .map(|t| t.stage_ms(&bytes[STAMPS_AT as usize..PAIRS_AT as usize]));
+        let stored = counters.pairs.min(pair_capacity) as usize;
+        let pairs = bytes[PAIRS_AT as usize..][..stored * size_of::<Pair>()]
+            .chunks_exact(size_of::<Pair>())
+            .map(bytemuck::pod_read_unaligned::<Pair>)
+            .collect();
+        FrameResult {
+            counters,
+            pairs,
+            stage_ms,
+        }
+    }
+
+    /// Records the three stages once, as `run` describes, with the counters, stage times
+    /// and pairs copied into `readback`, and submits them; returns at once.
+    pub(crate) fn submit_run(
+        &self,
+        bodies: u32,
+        lookers: (u32, u32),
+        limit: u32,
+        readback: &wgpu::Buffer,
+    ) -> wgpu::SubmissionIndex {
         let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
         // The table scales with this frame's bodies, within the buffer sized for the capacity.
         let bucket_count = self
@@ -297,31 +340,12 @@ impl GpuCollider {
                 _ => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned),
             }
         }
-        encoder.copy_buffer_to_buffer(&b.counters, 0, &b.readback, 0, STAMPS_AT);
+        encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
         if let Some(timer) = &self.timer {
-            timer.resolve(&mut encoder, &b.readback, STAMPS_AT);
+            timer.resolve(&mut encoder, readback, STAMPS_AT);
         }
-        encoder.copy_buffer_to_buffer(&b.pairs, 0, &b.readback, PAIRS_AT, b.pairs.size());
-        queue.submit([encoder.finish()]);
-        let result = read_mapped(device, &b.readback, |bytes| {
-            let counters: Counters = bytemuck::pod_read_unaligned(&bytes[..STAMPS_AT as usize]);
-            let stage_ms = self
-                .timer
-                .as_ref()
-                .map(|t| t.stage_ms(&bytes[STAMPS_AT as usize..PAIRS_AT as usize]));
-            let stored = counters.pairs.min(self.capacity.pairs) as usize;
-            let pairs = bytes[PAIRS_AT as usize..][..stored * size_of::<Pair>()]
-                .chunks_exact(size_of::<Pair>())
-                .map(bytemuck::pod_read_unaligned::<Pair>)
-                .collect();
-            FrameResult {
-                counters,
-                pairs,
-                stage_ms,
-            }
-        })?;
-        self.context.check_uncaptured()?;
-        Ok(result)
+        encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
+        queue.submit([encoder.finish()])
     }
 
     /// The most items of `item_bytes` bytes one storage binding of this device holds.
@@ -333,7 +357,9 @@ impl GpuCollider {
         (bytes / item_bytes as u64).min(u32::MAX as u64) as u32
     }
 
-    fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+    /// Checks the body count, grows the body buffers if needed and uploads the bodies;
+    /// gives the count.
+    pub(crate) fn prepare(&mut self, bodies: &[Body]) -> Result<u32, Error> {
         let count = u32::try_from(bodies.len())
             .ok()
             .filter(|&n| n <= MAX_BODIES)
@@ -348,8 +374,30 @@ impl GpuCollider {
                 ..self.capacity
             })?;
         }
-        let start = Instant::now();
         self.upload_bodies(bodies);
+        Ok(count)
+    }
+
+    /// Pairs the pair buffer holds now.
+    pub(crate) fn pair_capacity(&self) -> u32 {
+        self.capacity.pairs
+    }
+
+    /// Room for candidates, pairs, crowded-cell pieces, long tests and their chunks.
+    pub(crate) fn room(&self) -> [u32; 5] {
+        let c = &self.capacity;
+        [c.candidates, c.pairs, c.deferred, c.long_pairs, c.tasks]
+    }
+
+    /// Keeps what a frame did, for [`Collider::last_frame`] and the next frame's choices.
+    pub(crate) fn record(&mut self, stats: FrameStats) {
+        self.last = stats;
+    }
+
+    fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        // The upload is timed with the growth of the body buffers it may need.
+        let start = Instant::now();
+        let count = self.prepare(bodies)?;
         let upload_ms = start.elapsed().as_secs_f64() * 1e3;
         let mut found = Found::default();
         self.find_lookers(bodies, count, (0, count), &mut found)?;

@@ -6,10 +6,12 @@ pub mod bounds;
 pub mod broad;
 mod collider;
 pub mod narrow;
+mod pending;
 pub mod readback;
 mod timing;
 
 pub use collider::GpuCollider;
+pub use pending::{PendingFrame, MAX_FRAMES_IN_FLIGHT};
 
 use std::sync::{Arc, Mutex, OnceLock};
 

@@ -1,0 +1,277 @@
+//! Frames that do not wait: [`GpuCollider::submit`] uploads the bodies, records and
+//! submits a frame and returns at once; [`GpuCollider::collect`] (waiting) or
+//! [`GpuCollider::try_collect`] (never blocking) takes its pairs later, so that a game
+//! can submit frame N and use frame N-1's pairs meanwhile.
+//!
+//! Each frame in flight has a readback buffer of its own (reused once collected); the
+//! buffers the stages work in are shared, which the queue's order makes safe. A frame
+//! whose work lists overflowed their buffers (or that the blocking path would refuse)
+//! is run again through the blocking path when collected, from a copy of its bodies:
+//! the answer is always the blocking call's, never a short one.
+
+use std::collections::VecDeque;
+use std::mem::size_of;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::collider::{FrameResult, GpuCollider, PAIRS_AT};
+use crate::body::Body;
+use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
+use crate::error::Error;
+
+/// The most frames a collider holds in flight; [`GpuCollider::submit`] refuses one more.
+pub const MAX_FRAMES_IN_FLIGHT: usize = 4;
+
+/// A frame submitted with [`GpuCollider::submit`], to be collected by the collider that
+/// submitted it. A frame dropped without being collected keeps its place among the
+/// [`MAX_FRAMES_IN_FLIGHT`] until the collider is dropped.
+#[derive(Debug)]
+#[must_use = "a submitted frame is collected with collect or try_collect"]
+pub struct PendingFrame {
+    collider: u64,
+    seq: u64,
+}
+
+/// A frame in flight, as the collider keeps it.
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    seq: u64,
+    /// `None` for a frame of fewer than two bodies, which needs no GPU work.
+    work: Option<Work>,
+}
+
+#[derive(Debug)]
+struct Work {
+    readback: wgpu::Buffer,
+    submission: wgpu::SubmissionIndex,
+    /// Set by the map callback.
+    mapped: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>,
+    /// The bodies, kept to run the frame again through the blocking path if needed.
+    bodies: Vec<Body>,
+    pair_capacity: u32,
+    /// What the frame had room for, and the candidate limit it ran with.
+    room: [u32; 5],
+    limit: u64,
+}
+
+/// The frames a collider has in flight and the readback buffers it may reuse.
+#[derive(Debug)]
+pub(crate) struct Frames {
+    id: u64,
+    next_seq: u64,
+    in_flight: VecDeque<InFlight>,
+    spare: Vec<wgpu::Buffer>,
+}
+
+impl Default for Frames {
+    fn default() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Frames {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            next_seq: 0,
+            in_flight: VecDeque::new(),
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl GpuCollider {
+    /// Uploads `bodies`, records and submits their frame, and returns without waiting
+    /// for the GPU; [`GpuCollider::collect`] or [`GpuCollider::try_collect`] gives its
+    /// pairs, the same as [`Collider::find_pairs`] would have.
+    ///
+    /// At most [`MAX_FRAMES_IN_FLIGHT`] frames may be in flight; one more is refused with
+    /// [`Error::InvalidUse`]. The bodies are copied, so the caller may move them at once.
+    ///
+    /// ```no_run
+    /// use gpu_collide::{Body, Circle, GpuCollider, GpuContext, Shape, ShapeLibrary, glam::Vec2};
+    /// let gpu = GpuContext::new()?;
+    /// let mut collider = GpuCollider::new(&gpu, ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))])?)?;
+    /// let mut bodies = vec![Body::new(0, Vec2::ZERO), Body::new(0, Vec2::new(1.5, 0.0))];
+    /// let mut last = collider.submit(&bodies)?;
+    /// for _frame in 0..10 {
+    ///     for body in &mut bodies {
+    ///         body.position.x += 0.1; // the game moves on while the GPU works
+    ///     }
+    ///     let next = collider.submit(&bodies)?;
+    ///     let pairs = collider.collect(last)?; // the previous frame's pairs
+    ///     last = next;
+    /// }
+    /// let pairs = collider.collect(last)?;
+    /// # Ok::<(), gpu_collide::Error>(())
+    /// ```
+    pub fn submit(&mut self, bodies: &[Body]) -> Result<PendingFrame, Error> {
+        if self.frames.in_flight.len() >= MAX_FRAMES_IN_FLIGHT {
+            return Err(Error::InvalidUse(format!(
+                "{MAX_FRAMES_IN_FLIGHT} frames are in flight already: collect the oldest first"
+            )));
+        }
+        self.library().check_bodies(bodies)?;
+        let seq = self.frames.next_seq;
+        let work = if bodies.len() < 2 {
+            None
+        } else {
+            let context = self.context().clone();
+            Some(context.scoped(|| self.submit_frame(bodies))?)
+        };
+        self.frames.next_seq += 1;
+        self.frames.in_flight.push_back(InFlight { seq, work });
+        Ok(PendingFrame {
+            collider: self.frames.id,
+            seq,
+        })
+    }
+
+    fn submit_frame(&mut self, bodies: &[Body]) -> Result<Work, Error> {
+        let count = self.prepare(bodies)?;
+        let limit = self.max_pairs().min(1 << 31);
+        let pair_capacity = self.pair_capacity();
+        let size = PAIRS_AT + pair_capacity as u64 * size_of::<Pair>() as u64;
+        let readback = match self.frames.spare.iter().position(|b| b.size() >= size) {
+            Some(k) => self.frames.spare.swap_remove(k),
+            None => self
+                .context()
+                .device
+                .create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("frame readback"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+        };
+        let submission = self.submit_run(count, (0, count), limit as u32, &readback);
+        let mapped = Arc::new(Mutex::new(None));
+        let sink = mapped.clone();
+        readback.map_async(wgpu::MapMode::Read, .., move |result| {
+            if let Ok(mut slot) = sink.lock() {
+                *slot = Some(result);
+            }
+        });
+        Ok(Work {
+            readback,
+            submission,
+            mapped,
+            bodies: bodies.to_vec(),
+            pair_capacity,
+            room: self.room(),
+            limit,
+        })
+    }
+
+    /// Whether `frame`'s pairs are back from the GPU, without waiting (it polls the
+    /// device once).
+    pub fn is_ready(&self, frame: &PendingFrame) -> bool {
+        let _ = self.context().device.poll(wgpu::PollType::Poll);
+        self.frames
+            .in_flight
+            .iter()
+            .find(|f| f.seq == frame.seq && frame.collider == self.frames.id)
+            .is_some_and(|f| {
+                f.work
+                    .as_ref()
+                    .is_none_or(|w| w.mapped.lock().map(|m| m.is_some()).unwrap_or(true))
+            })
+    }
+
+    /// The pairs of `frame`, waiting for the GPU if they are not back yet. Frames may be
+    /// collected in any order; a frame of another collider is refused with
+    /// [`Error::InvalidUse`].
+    pub fn collect(&mut self, frame: PendingFrame) -> Result<Vec<Pair>, Error> {
+        let in_flight = self.take(&frame)?;
+        let Some(work) = in_flight.work else {
+            self.record(FrameStats {
+                candidates: Some(0),
+                stages: None,
+            });
+            return Ok(Vec::new());
+        };
+        let device = &self.context().device;
+        device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(work.submission.clone()),
+                timeout: None,
+            })
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))?;
+        self.finish(work)
+    }
+
+    /// [`GpuCollider::collect`] if `frame`'s pairs are back, else `frame` again, without
+    /// waiting.
+    pub fn try_collect(
+        &mut self,
+        frame: PendingFrame,
+    ) -> Result<Result<Vec<Pair>, PendingFrame>, Error> {
+        // A frame of another collider is refused at once, not once it is ready.
+        self.position(&frame)?;
+        if !self.is_ready(&frame) {
+            return Ok(Err(frame));
+        }
+        self.collect(frame).map(Ok)
+    }
+
+    /// Where `frame` sits among the frames in flight.
+    fn position(&self, frame: &PendingFrame) -> Result<usize, Error> {
+        if frame.collider != self.frames.id {
+            return Err(Error::InvalidUse(
+                "the frame was submitted to another collider".into(),
+            ));
+        }
+        // Every handle is made once, moved into collect, and its frame kept till then.
+        Ok(self
+            .frames
+            .in_flight
+            .iter()
+            .position(|f| f.seq == frame.seq)
+            .expect("a frame in flight for each handle"))
+    }
+
+    fn take(&mut self, frame: &PendingFrame) -> Result<InFlight, Error> {
+        let k = self.position(frame)?;
+        Ok(self.frames.in_flight.remove(k).expect("found"))
+    }
+
+    /// Reads a frame whose GPU work is done; runs it again through the blocking path
+    /// when it did not fit (or would be refused), so the answer is the blocking call's.
+    fn finish(&mut self, work: Work) -> Result<Vec<Pair>, Error> {
+        let mapped = work
+            .mapped
+            .lock()
+            .map_err(|_| Error::Gpu("the readback state was poisoned".into()))?
+            .take()
+            .ok_or_else(|| Error::Gpu("the readback was not mapped after the wait".into()))?;
+        mapped.map_err(|e| Error::Gpu(format!("mapping the readback buffer failed: {e}")))?;
+        let result = match work.readback.get_mapped_range(..) {
+            Ok(view) => Ok(self.frame_result(&view, work.pair_capacity)),
+            Err(e) => Err(Error::Gpu(format!("reading the mapped buffer failed: {e}"))),
+        };
+        work.readback.unmap();
+        self.frames.spare.push(work.readback);
+        let FrameResult {
+            counters: c,
+            pairs,
+            stage_ms,
+        } = result?;
+        let [candidates, pair_room, deferred, long_pairs, tasks] = work.room;
+        let clean = c.unfinished == 0
+            && c.deferred <= deferred
+            && c.candidates as u64 <= work.limit
+            && c.candidates <= candidates
+            && c.pairs <= pair_room
+            && c.long_pairs <= long_pairs
+            && c.tasks <= tasks;
+        if !clean {
+            return self.find_pairs(&work.bodies);
+        }
+        self.record(FrameStats {
+            candidates: Some(c.candidates as u64),
+            stages: stage_ms.map(|[bounds, broad, narrow]| StageTimes {
+                upload: 0.0,
+                bounds,
+                broad,
+                narrow,
+                readback: 0.0,
+            }),
+        });
+        Ok(sorted_pairs(pairs))
+    }
+}
