@@ -40,7 +40,7 @@ use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
 pub use error::CliError;
 use parry::ParryCollider;
-use report::{Adapter, Agreement, FrameMs, Machine, Report, Run, Skipped, StagesMs};
+use report::{Adapter, Agreement, FrameMs, Machine, NonBlocking, Report, Run, Skipped, StagesMs};
 use workload::Workload;
 
 /// Seed of every generated scene (and, plus one, of the drift of non-game scenes), so
@@ -442,8 +442,29 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                     pairs: measured.first_pairs,
                     candidates: measured.first_candidates,
                     agreement,
+                    nonblocking: None,
                 };
                 say(report::run_line(&run));
+                let mut run = run;
+                if let (Backend::Gpu, Some(context)) = (backend, gpu.as_ref()) {
+                    match pipelined(context, &library, plan.workload(size), &measured.pairs) {
+                        Ok(nonblocking) => {
+                            say(format!(
+                                "{} {bodies} bodies on gpu, frames that do not wait: submit \
+                                 {:.2} ms, collect {:.2} ms a frame (median host time; the same pairs)",
+                                plan.name, nonblocking.submit_ms, nonblocking.collect_ms
+                            ));
+                            run.nonblocking = Some(nonblocking);
+                        }
+                        Err(error) => {
+                            say(format!(
+                                "{} {bodies} bodies on gpu, frames that do not wait: FAILED: {error}",
+                                plan.name
+                            ));
+                            failed.push(skip(format!("frames that do not wait: {error}")));
+                        }
+                    }
+                }
                 runs.push(run);
                 if reference.is_none() {
                     reference = Some((backend, measured.pairs));
@@ -464,6 +485,50 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
         dropped,
         failed,
         all_agree,
+    })
+}
+
+/// The same frames as a blocking gpu run (`blocking`, warm-up first), on a new collider
+/// whose frames do not wait: each frame submitted, then the frame before collected. The
+/// warm-up frame is blocking, as in the blocking run, so the buffers have their size.
+fn pipelined(
+    context: &GpuContext,
+    library: &ShapeLibrary,
+    mut workload: Workload,
+    blocking: &[Vec<Pair>],
+) -> Result<NonBlocking, CliError> {
+    let mut collider = GpuCollider::new(context, library.clone())?;
+    let mut frames = blocking.iter();
+    let first = collider.find_pairs(workload.bodies())?;
+    let check = |pairs: Vec<Pair>, expected: Option<&Vec<Pair>>| match expected {
+        Some(e) if *e == pairs => Ok(()),
+        _ => Err(CliError::Report(
+            "a frame that did not wait gave other pairs than the blocking one".into(),
+        )),
+    };
+    check(first, frames.next())?;
+    let (mut submit_ms, mut collect_ms) = (Vec::new(), Vec::new());
+    let mut last = None;
+    for _ in 1..blocking.len() {
+        workload.step();
+        let start = Instant::now();
+        let next = collider.submit(workload.bodies())?;
+        submit_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        if let Some(frame) = last.take() {
+            let start = Instant::now();
+            let pairs = collider.collect(frame)?;
+            collect_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            check(pairs, frames.next())?;
+        }
+        last = Some(next);
+    }
+    if let Some(frame) = last {
+        check(collider.collect(frame)?, frames.next())?;
+    }
+    Ok(NonBlocking {
+        frames: submit_ms.len(),
+        submit_ms: median(&submit_ms).unwrap_or(0.0),
+        collect_ms: median(&collect_ms).unwrap_or(0.0),
     })
 }
 

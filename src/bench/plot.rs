@@ -170,6 +170,7 @@ mod tests {
             stages_ms: None,
             pairs: 0,
             candidates: None,
+            nonblocking: None,
             agreement: None,
         }
     }

@@ -99,6 +99,23 @@ pub struct Run {
     /// How this backend's pairs compare with the reference backend's; `null` for the
     /// reference itself.
     pub agreement: Option<Agreement>,
+    /// The gpu backend's frames that do not wait, run again over the same frames:
+    /// `null` for the other backends.
+    pub nonblocking: Option<NonBlocking>,
+}
+
+/// Host time inside the collider per frame when frames do not wait
+/// (`GpuCollider::submit`, then `collect` of the frame before), over the same frames as
+/// the blocking run, each checked against it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct NonBlocking {
+    /// Frames measured.
+    pub frames: usize,
+    /// Median milliseconds in `submit`: uploading the bodies and recording the frame.
+    pub submit_ms: f64,
+    /// Median milliseconds in `collect` of the frame before, waiting included: on a
+    /// software adapter the GPU's work runs on the same cores, so the wait is most of it.
+    pub collect_ms: f64,
 }
 
 /// The adapter a GPU run used.
@@ -463,6 +480,7 @@ mod tests {
             pairs: 7,
             candidates: None,
             agreement,
+            nonblocking: None,
         }
     }
 
