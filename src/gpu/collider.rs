@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use super::pending::Frames;
 use super::readback::read_mapped;
-use super::timing::{StageTimer, STAMP_BYTES, TIMED_STAGES};
+use super::timing::{StageTimer, STAMP_BYTES};
 use super::{bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
@@ -32,6 +32,7 @@ use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
     GridEntry, GridInfo, LongPair, Params, ARGS_COUNT, MAX_BODIES,
 };
+use crate::shaders::Stage;
 
 /// Finds colliding pairs with the WGSL pipeline.
 ///
@@ -320,15 +321,15 @@ impl GpuCollider {
         let binned = self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64;
         // One pass per stage, so that each can be timed; still one submission.
         let p = &self.pipelines;
-        for stage in 0..TIMED_STAGES {
+        for (k, stage) in Stage::ALL.into_iter().enumerate() {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(["bounds", "broad", "narrow"][stage as usize]),
-                timestamp_writes: self.timer.as_ref().map(|t| t.pass_writes(stage)),
+                label: Some(stage.name()),
+                timestamp_writes: self.timer.as_ref().map(|t| t.pass_writes(k as u32)),
             });
             let g = &self.groups;
             match stage {
-                0 => bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies),
-                1 => broad::dispatch(
+                Stage::Bounds => bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies),
+                Stage::Broad => broad::dispatch(
                     &p.broad,
                     &mut pass,
                     &g.broad,
@@ -337,7 +338,7 @@ impl GpuCollider {
                     bucket_count,
                     lookers,
                 ),
-                _ => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned),
+                Stage::Narrow => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned),
             }
         }
         encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
