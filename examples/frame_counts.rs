@@ -14,7 +14,7 @@ use gpu_collide::cpu::broad::Grid;
 use gpu_collide::cpu::narrow::bodies_collide;
 use gpu_collide::generate::BulletHell;
 use gpu_collide::glam::{IVec2, Vec2};
-use gpu_collide::grid::{cell_bucket, probe_range, GridParams};
+use gpu_collide::grid::{cell_bucket, probed_cells, GridParams};
 use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, GridEntry, BUCKETS_PER_THREAD, NO_BUCKET,
@@ -78,41 +78,27 @@ fn count(n: usize) {
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
-            let (first, last) =
-                probe_range(&params, Vec2::from(own.min), Vec2::from(own.max), level);
-            // On its own level a body reads its own cell and the cells after it.
+            // The cells the kernel reads: on its own level, its own cell and those after it.
             let mine = IVec2::from(me.cell);
             let own_level = level == me.level;
-            let first_y = if own_level {
-                mine.y.max(first.y)
-            } else {
-                first.y
-            };
-            for y in first_y..=last.y {
-                let first_x = if own_level && y == mine.y {
-                    mine.x.max(first.x)
-                } else {
-                    first.x
-                };
-                for x in first_x..=last.x {
-                    cells += 1;
-                    let c = IVec2::new(x, y);
-                    let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
-                    for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
-                        entries += 1;
-                        if other.level != level || IVec2::from(other.cell) != c {
-                            continue;
-                        }
-                        if own_level && c == mine && other.body as usize <= i {
-                            continue;
-                        }
-                        if me.layer & other.mask == 0 || other.layer & me.mask == 0 {
-                            continue;
-                        }
-                        boxes += 1;
-                        if own.overlaps(&aabbs[other.body as usize]) {
-                            candidates.push([i as u32, other.body]);
-                        }
+            let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
+            for c in probed_cells(&params, mine, me.level, min, max, level) {
+                cells += 1;
+                let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
+                for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
+                    entries += 1;
+                    if other.level != level || IVec2::from(other.cell) != c {
+                        continue;
+                    }
+                    if own_level && c == mine && other.body as usize <= i {
+                        continue;
+                    }
+                    if me.layer & other.mask == 0 || other.layer & me.mask == 0 {
+                        continue;
+                    }
+                    boxes += 1;
+                    if own.overlaps(&aabbs[other.body as usize]) {
+                        candidates.push([i as u32, other.body]);
                     }
                 }
             }

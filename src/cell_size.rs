@@ -20,7 +20,7 @@ use glam::{IVec2, Vec2};
 
 use crate::cpu::bounds::body_bounds;
 use crate::cpu::broad::Grid;
-use crate::grid::{bucket_count, cell_bucket, median_extent, probe_range, GridParams};
+use crate::grid::{bucket_count, cell_bucket, median_extent, probed_cells, GridParams};
 use crate::library::ShapeLibrary;
 use crate::packed::{BodyInfo, BodyTransform, NO_BUCKET};
 
@@ -102,32 +102,16 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[crate::packed::Aa
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
-            let (first, last) =
-                probe_range(params, Vec2::from(own.min), Vec2::from(own.max), level);
-            let mine = IVec2::from(me.cell);
-            let own_level = level == me.level;
-            let first_y = if own_level {
-                mine.y.max(first.y)
-            } else {
-                first.y
-            };
-            for y in first_y..=last.y {
-                let first_x = if own_level && y == mine.y {
-                    mine.x.max(first.x)
-                } else {
-                    first.x
-                };
-                // A probe range is at most a few hundred cells (see `sweeps_down`).
-                for x in first_x..=last.x {
-                    cells += 1;
-                    let cell = IVec2::new(x, y);
-                    let bucket = grid.buckets[cell_bucket(params, cell, level) as usize];
-                    let start = bucket.start as usize;
-                    entries += grid.entries[start..start + bucket.count as usize]
-                        .iter()
-                        .filter(|e| e.level == level && IVec2::from(e.cell) == cell)
-                        .count() as u64;
-                }
+            let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
+            // At most a few thousand cells (see `sweep_reach`).
+            for cell in probed_cells(params, IVec2::from(me.cell), me.level, min, max, level) {
+                cells += 1;
+                let bucket = grid.buckets[cell_bucket(params, cell, level) as usize];
+                let start = bucket.start as usize;
+                entries += grid.entries[start..start + bucket.count as usize]
+                    .iter()
+                    .filter(|e| e.level == level && IVec2::from(e.cell) == cell)
+                    .count() as u64;
             }
         }
     }

@@ -118,6 +118,32 @@ pub fn probe_range(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> (IV
     (first, last)
 }
 
+/// The cells of `level` that a body in cell `own` of level `own_level`, with the box
+/// `min ..= max`, reads, row by row: its [`probe_range`], and on its own level only its
+/// own cell and the cells after it (two overlapping bodies of a level each have the
+/// other's cell in their range, so the one in the earlier cell reports a pair of two
+/// cells, and the lower index a pair of one). As the WGSL `broad` kernel's loops.
+pub fn probed_cells(
+    params: &GridParams,
+    own: IVec2,
+    own_level: u32,
+    min: Vec2,
+    max: Vec2,
+    level: u32,
+) -> impl Iterator<Item = IVec2> {
+    let (first, last) = probe_range(params, min, max, level);
+    let on_own = level == own_level;
+    let first_y = if on_own { own.y.max(first.y) } else { first.y };
+    (first_y..=last.y).flat_map(move |y| {
+        let first_x = if on_own && y == own.y {
+            own.x.max(first.x)
+        } else {
+            first.x
+        };
+        (first_x..=last.x).map(move |x| IVec2::new(x, y))
+    })
+}
+
 /// The cells of `level` in [`probe_range`] of the box `min ..= max`, as a float (exact
 /// while it matters, up to 2^24). As WGSL `probe_cells`.
 pub fn probe_cells(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> f32 {

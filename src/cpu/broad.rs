@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::collider::Pair;
 use crate::grid::{
-    cell_at, cell_bucket, level_of, look_levels, probe_down, probe_range, sweep_reach, GridParams,
+    cell_at, cell_bucket, level_of, look_levels, probe_down, probed_cells, sweep_reach, GridParams,
 };
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
@@ -175,50 +175,33 @@ impl Grid {
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
-            let (first, last) =
-                probe_range(params, Vec2::from(own.min), Vec2::from(own.max), level);
-            // On its own level a body reads its own cell and the cells after it, row by
-            // row: two overlapping bodies of a level each have the other's cell in their
-            // range, so the one in the earlier cell reports a pair of two cells.
             let mine = IVec2::from(me.cell);
             let own_level = level == me.level;
-            let first_y = if own_level {
-                mine.y.max(first.y)
-            } else {
-                first.y
-            };
-            for y in first_y..=last.y {
-                let first_x = if own_level && y == mine.y {
-                    mine.x.max(first.x)
-                } else {
-                    first.x
-                };
-                for x in first_x..=last.x {
-                    let cell = IVec2::new(x, y);
-                    let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
-                    let start = bucket.start as usize;
-                    for other in &self.entries[start..start + bucket.count as usize] {
-                        // Other cells share the bucket when their hashes collide.
-                        if other.level != level || IVec2::from(other.cell) != cell {
-                            continue;
-                        }
-                        if own_level && cell == mine && other.body as usize <= i {
-                            continue; // in one cell, the pair is the lower index's to report
-                        }
-                        if layer & other.mask == 0 || other.layer & me.mask == 0 {
-                            continue;
-                        }
-                        if own.overlaps(&aabbs[other.body as usize]) {
-                            let j = other.body;
-                            out.push([(i as u32).min(j), (i as u32).max(j)]);
-                        }
+            let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
+            for cell in probed_cells(params, mine, me.level, min, max, level) {
+                let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
+                let start = bucket.start as usize;
+                for other in &self.entries[start..start + bucket.count as usize] {
+                    // Other cells share the bucket when their hashes collide.
+                    if other.level != level || IVec2::from(other.cell) != cell {
+                        continue;
                     }
-                    // Memory stays bounded: stop once the frame is known to be refused.
-                    let added = (out.len() - before) as u64;
-                    if added > 0 && found.load(Ordering::Relaxed) + added > limit {
-                        found.fetch_add(added, Ordering::Relaxed);
-                        return false;
+                    if own_level && cell == mine && other.body as usize <= i {
+                        continue; // in one cell, the pair is the lower index's to report
                     }
+                    if layer & other.mask == 0 || other.layer & me.mask == 0 {
+                        continue;
+                    }
+                    if own.overlaps(&aabbs[other.body as usize]) {
+                        let j = other.body;
+                        out.push([(i as u32).min(j), (i as u32).max(j)]);
+                    }
+                }
+                // Memory stays bounded: stop once the frame is known to be refused.
+                let added = (out.len() - before) as u64;
+                if added > 0 && found.load(Ordering::Relaxed) + added > limit {
+                    found.fetch_add(added, Ordering::Relaxed);
+                    return false;
                 }
             }
         }

@@ -216,18 +216,21 @@ impl GpuCollider {
                 "the frame was submitted to another collider".into(),
             ));
         }
-        // Every handle is made once, moved into collect, and its frame kept till then.
-        Ok(self
-            .frames
+        // Every handle is made once and moved into collect, which ends its frame, so a
+        // handle's frame is always here; an error, not a panic, if that ever failed.
+        self.frames
             .in_flight
             .iter()
             .position(|f| f.seq == frame.seq)
-            .expect("a frame in flight for each handle"))
+            .ok_or_else(|| Error::InvalidUse("the frame was collected already".into()))
     }
 
     fn take(&mut self, frame: &PendingFrame) -> Result<InFlight, Error> {
         let k = self.position(frame)?;
-        Ok(self.frames.in_flight.remove(k).expect("found"))
+        self.frames
+            .in_flight
+            .remove(k)
+            .ok_or_else(|| Error::InvalidUse("the frame was collected already".into()))
     }
 
     /// Reads a frame whose GPU work is done; runs it again through the blocking path
