@@ -36,6 +36,7 @@
 @group(0) @binding(8) var<storage, read_write> long_pairs: array<LongPair>;
 @group(0) @binding(9) var<storage, read_write> tasks: array<u32>;
 @group(0) @binding(10) var<storage, read_write> binned: array<vec2<u32>>;
+@group(0) @binding(11) var<storage, read_write> header: PairsHeader;
 
 const FAR: f32 = 3.4e38;
 
@@ -596,4 +597,24 @@ fn narrow_finish(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
     if witness == witness_collides(plan_of(pair.x, pair.y)) {
         emit_pair(pair);
     }
+}
+
+// One thread, last in a frame recorded into the caller's encoder: the header the
+// caller's shaders read, and the indirect dispatch of one invocation per stored pair.
+@compute @workgroup_size(1)
+fn publish() {
+    let count = atomicLoad(&counters.pairs);
+    let stored = min(count, params.pair_capacity);
+    let invalid = atomicLoad(&counters.invalid_bodies);
+    // Every list within its buffer, the broad phase not stopped at the pair limit, no
+    // invocation stopped by the loop guard and every body readable: then the pair buffer
+    // holds the frame's every pair.
+    let complete = atomicLoad(&counters.candidates) <= min(params.candidate_capacity, params.candidate_limit)
+        && count <= params.pair_capacity
+        && atomicLoad(&counters.deferred) <= params.deferred_capacity
+        && atomicLoad(&counters.long_pairs) <= params.long_pair_capacity
+        && atomicLoad(&counters.tasks) <= params.task_capacity
+        && atomicLoad(&counters.unfinished) == 0u
+        && invalid == 0u;
+    header = PairsHeader(dispatch_for(stored), count, stored, params.pair_capacity, u32(complete), invalid);
 }

@@ -52,9 +52,11 @@ struct Params {
     // Where the polygon vertices and the bitmask words start in the library buffer (words).
     vertex_base: u32,
     word_base: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // Bodies read from a buffer of the caller's (read_bodies): its struct's stride and
+    // where the position and the angle sit in it, in words (NO_SOURCE_ANGLE: no angle).
+    source_stride: u32,
+    source_position: u32,
+    source_angle: u32,
 }
 
 struct BodyCell {
@@ -123,8 +125,20 @@ struct Counters {
     // in the binned list: bin_args sets them to where they start, bin_scatter advances them.
     bin_counts: array<atomic<u32>, PAIR_KINDS>,
     bin_ends: array<atomic<u32>, PAIR_KINDS>,
-    _pad0: u32,
-    _pad1: u32,
+    // Bodies of the caller's buffer with a position or angle the pipeline cannot take,
+    // and the first of them as !index (an atomic maximum; 0 is none).
+    invalid_bodies: atomic<u32>,
+    first_invalid: atomic<u32>,
+}
+
+// What a frame recorded into the caller's encoder tells the caller's shaders (publish).
+struct PairsHeader {
+    dispatch: DispatchArgs,
+    count: u32,
+    stored: u32,
+    capacity: u32,
+    complete: u32,
+    invalid_bodies: u32,
 }
 
 // Part of a crowded cell's entries that a body handed over instead of reading it:

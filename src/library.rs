@@ -213,6 +213,33 @@ pub fn body_transform(body: &Body) -> BodyTransform {
     }
 }
 
+/// `(cos, sin)` of `angle` computed in f32 the way `read_bodies` (shaders/bounds.wgsl)
+/// computes it for angles read from a caller's buffer, operation for operation: within a
+/// few f32 ulps of the f64 rotation for angles up to thousands of radians, where WGSL's
+/// own `sin` and `cos` may be off by 2^-11.
+// The literals are written as in the WGSL, digit for digit, so that the two are easy to
+// compare; they round to the same f32s.
+#[allow(clippy::excessive_precision)]
+pub fn source_rotation(angle: f32) -> [f32; 2] {
+    // angle = k pi/2 + r, |r| <= pi/4, pi/2 split in three (Cody and Waite).
+    let k = (angle * std::f32::consts::FRAC_2_PI).round_ties_even(); // as WGSL rounds
+    let r = ((angle - k * 1.570_312_5) - k * 4.838_267_9e-4) - k * 2.563_282_9e-12;
+    let r2 = r * r;
+    let s = r + r
+        * r2
+        * (-1.666_666_7e-1 + r2 * (8.333_333_3e-3 + r2 * (-1.984_127e-4 + r2 * 2.755_731_9e-6)));
+    let c = 1.0
+        + r2 * (-0.5
+            + r2 * (4.166_666_7e-2
+                + r2 * (-1.388_888_9e-3 + r2 * (2.480_158_7e-5 - r2 * 2.755_731_9e-7))));
+    match (k as i32) & 3 {
+        0 => [c, s],
+        1 => [-s, c],
+        2 => [-c, -s],
+        _ => [s, -c],
+    }
+}
+
 /// Brings `transforms` up to date with `bodies`, where `angles` holds the angle each
 /// transform's rotation was computed from (both as the last call left them). A rotation
 /// is a function of the angle's bits alone, so it is reused wherever those did not change,
@@ -315,6 +342,25 @@ use bytemuck::Zeroable;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_rotation_is_within_a_few_ulps_of_f64() {
+        // Every quadrant, both signs, the reduction's edges, and angles a game that keeps
+        // adding to an angle reaches.
+        let mut angles: Vec<f32> = (-4000..=4000).map(|k| k as f32 * 0.001_234_5).collect();
+        angles.extend((-200..=200).map(|k| k as f32 * std::f32::consts::FRAC_PI_4));
+        angles.extend([0.0, -0.0, 1e-30, 1000.0, -2500.5, 6283.0]);
+        let mut worst = 0.0f64;
+        for angle in angles {
+            let [c, s] = source_rotation(angle);
+            let (sin, cos) = (angle as f64).sin_cos();
+            worst = worst
+                .max((c as f64 - cos).abs())
+                .max((s as f64 - sin).abs());
+        }
+        // 1e-6 rad at 1000 units from a body's origin is 0.001, a tenth of the format's band.
+        assert!(worst < 1e-6, "worst error {worst:e}");
+    }
 
     #[test]
     fn updated_transforms_equal_fresh_ones_frame_after_frame() {

@@ -127,7 +127,10 @@ pub fn wgsl_constants() -> String {
          const ENTRY_KIND_SHIFT: u32 = {ENTRY_KIND_SHIFT}u;\n\
          const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
          const SHAPE_CIRCLE: u32 = {SHAPE_CIRCLE}u;\n\
-         const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n"
+         const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n\
+         const NO_SOURCE_ANGLE: u32 = {NO_SOURCE_ANGLE}u;\n\
+         const MAX_BITMASK_COORDINATE: f32 = {:.1};\n",
+        crate::library::MAX_BITMASK_COORDINATE
     )
 }
 
@@ -255,13 +258,18 @@ pub struct Params {
     pub vertex_base: u32,
     /// Word at which the bitmask words start in that buffer.
     pub word_base: u32,
-    /// Padding to a multiple of 16 bytes.
-    pub _pad0: u32,
-    /// See `_pad0`.
-    pub _pad1: u32,
-    /// See `_pad0`.
-    pub _pad2: u32,
+    /// Bodies whose positions are read from a buffer of the caller's
+    /// ([`crate::GpuCollider::record_from_buffer`]): the stride of their structs, in words.
+    pub source_stride: u32,
+    /// The word of a struct at which the position (two f32) sits.
+    pub source_position: u32,
+    /// The word at which the angle (f32) sits, or [`NO_SOURCE_ANGLE`] when the angles
+    /// are the host bodies'.
+    pub source_angle: u32,
 }
+
+/// [`Params::source_angle`] when the caller's buffer holds no angles.
+pub const NO_SOURCE_ANGLE: u32 = u32::MAX;
 
 /// Where a body sits in the hierarchical grid. Mirrors WGSL `BodyCell`.
 #[repr(C)]
@@ -369,10 +377,32 @@ pub struct Counters {
     /// Where each kind pair's candidates end in the binned list once `bin_scatter` ran
     /// (they start at `bin_ends[k] - bin_counts[k]`).
     pub bin_ends: [u32; PAIR_KINDS as usize],
-    /// Padding to 80 bytes.
-    pub _pad0: u32,
-    /// See `_pad0`.
-    pub _pad1: u32,
+    /// Bodies whose position (or angle) read from the caller's buffer was not finite,
+    /// or not a whole number for a bitmask (`read_bodies`).
+    pub invalid_bodies: u32,
+    /// The first of them, as `!index` (so that an atomic maximum finds it and 0 is none).
+    pub first_invalid: u32,
+}
+
+/// What a frame recorded into the caller's encoder tells the caller's shaders
+/// ([`crate::GpuCollider::record`]), written by `publish`. Mirrors WGSL `PairsHeader`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct PairsHeader {
+    /// Indirect dispatch arguments: workgroups of [`WORKGROUP_SIZE`] covering `stored`.
+    pub dispatch: [u32; 3],
+    /// Colliding pairs found, also those past the pair buffer's end.
+    pub count: u32,
+    /// Pairs in the pair buffer: `min(count, capacity)`.
+    pub stored: u32,
+    /// The pair buffer's capacity.
+    pub capacity: u32,
+    /// 1 when the pair buffer holds every pair of the frame; 0 when a buffer overflowed
+    /// (the collider grows before a later frame) or a body read from the caller's buffer
+    /// was invalid.
+    pub complete: u32,
+    /// Bodies read from the caller's buffer whose position or angle was invalid.
+    pub invalid_bodies: u32,
 }
 
 /// A piece of a crowded cell that a body handed over. Mirrors WGSL `DeferredScan`.

@@ -14,6 +14,7 @@ mod oracle;
 mod own_device;
 mod pending_frames;
 mod properties;
+mod record;
 mod scene_errors;
 mod shaders;
 mod support;

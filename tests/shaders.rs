@@ -127,9 +127,9 @@ fn rust_structs_mirror_wgsl_structs() {
             end_looker,
             vertex_base,
             word_base,
-            _pad0,
-            _pad1,
-            _pad2
+            source_stride,
+            source_position,
+            source_angle
         ]
     );
     assert_mirrors!(
@@ -157,8 +157,16 @@ fn rust_structs_mirror_wgsl_structs() {
         Counters,
         "Counters",
         [
-            candidates, pairs, deferred, long_pairs, tasks, unfinished, bin_counts, bin_ends,
-            _pad0, _pad1
+            candidates,
+            pairs,
+            deferred,
+            long_pairs,
+            tasks,
+            unfinished,
+            bin_counts,
+            bin_ends,
+            invalid_bodies,
+            first_invalid
         ]
     );
     assert_mirrors!(
@@ -168,6 +176,11 @@ fn rust_structs_mirror_wgsl_structs() {
     );
     assert_mirrors!(LongPair, "LongPair", [pair, first_task, witness]);
     assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
+    assert_mirrors!(
+        PairsHeader,
+        "PairsHeader",
+        [dispatch, count, stored, capacity, complete, invalid_bodies]
+    );
 }
 
 #[test]

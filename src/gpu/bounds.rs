@@ -1,33 +1,62 @@
-//! Stage 1 on the GPU, bounds: host side of `shaders/bounds.wgsl`.
+//! Stage 1 on the GPU, bounds: host side of `shaders/bounds.wgsl`; for frames whose
+//! positions are in a buffer of the caller's, `read_bodies` first turns them into
+//! transforms.
 
-use super::collider::Buffers;
+use super::buffers::Buffers;
 use super::{Kernel, StageGroups, StageKernels};
 use crate::packed::dispatch_size;
 
-/// The stage's one kernel and the bindings it uses.
-pub(crate) const KERNELS: &[Kernel] = &[Kernel {
-    entry: "bounds",
-    bindings: &[0, 1, 2, 3, 4],
-}];
+/// The stage's kernels and the bindings they use.
+pub(crate) const KERNELS: &[Kernel] = &[
+    Kernel {
+        entry: "bounds",
+        bindings: &[0, 1, 2, 3, 4],
+    },
+    Kernel {
+        entry: READ_BODIES,
+        bindings: &[0, 2, 3, 5, 6],
+    },
+];
 
-/// The buffer at each binding number of `shaders/bounds.wgsl`.
-pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
+/// The kernel that reads the caller's buffer of bodies; index 1 of [`KERNELS`].
+const READ_BODIES: &str = "read_bodies";
+
+/// The buffer at each binding number of `shaders/bounds.wgsl`; `None` for the caller's
+/// buffer of bodies, bound frame by frame.
+pub(crate) fn buffer(b: &Buffers, binding: u32) -> Option<&wgpu::Buffer> {
     match binding {
-        0 => &b.params,
-        1 => &b.library,
-        2 => &b.transforms,
-        3 => &b.infos,
-        4 => &b.aabbs,
+        0 => Some(&b.params),
+        1 => Some(&b.library),
+        2 => Some(&b.transforms),
+        3 => Some(&b.infos),
+        4 => Some(&b.aabbs),
+        5 => None,
+        6 => Some(&b.counters),
         n => unreachable!("shaders/bounds.wgsl has no binding {n}"),
     }
 }
 
-/// One thread per body.
+/// One thread per body; when the bodies come from the caller's buffer, `source` is the
+/// bind group of `read_bodies` over it ([`source_group`]).
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     bodies: u32,
+    source: Option<&wgpu::BindGroup>,
 ) {
+    if let Some(group) = source {
+        kernels.dispatch_with(pass, group, 1, dispatch_size(bodies));
+    }
     kernels.dispatch(pass, groups, 0, dispatch_size(bodies));
+}
+
+/// The bind group of `read_bodies`, with `source` (the caller's buffer) at binding 5.
+pub(crate) fn source_group(
+    device: &wgpu::Device,
+    kernels: &StageKernels,
+    buffers: &Buffers,
+    source: wgpu::BufferBinding,
+) -> wgpu::BindGroup {
+    kernels.bind_one(device, buffers, 1, Some(source))
 }

@@ -17,8 +17,10 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
+use super::buffers::{check_binding, grown, Buffers, Capacity};
 use super::pending::Frames;
 use super::readback::read_mapped;
+use super::record::Recordings;
 use super::timing::{StageTimer, STAMP_BYTES};
 use super::{bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
@@ -29,8 +31,8 @@ use crate::error::Error;
 use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
-    GridEntry, GridInfo, LongPair, Params, ARGS_COUNT, MAX_BODIES,
+    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, MAX_BODIES,
+    NO_SOURCE_ANGLE,
 };
 use crate::shaders::Stage;
 
@@ -47,11 +49,11 @@ use crate::shaders::Stage;
 /// ```
 #[derive(Debug)]
 pub struct GpuCollider {
-    context: GpuContext,
+    pub(crate) context: GpuContext,
     library: ShapeLibrary,
-    pipelines: Arc<Pipelines>,
-    capacity: Capacity,
-    buffers: Buffers,
+    pub(crate) pipelines: Arc<Pipelines>,
+    pub(crate) capacity: Capacity,
+    pub(crate) buffers: Buffers,
     groups: Groups,
     /// The body infos on the GPU, to upload them only when they change.
     uploaded_infos: Vec<BodyInfo>,
@@ -71,44 +73,8 @@ pub struct GpuCollider {
     library_bases: (u32, u32),
     /// Frames submitted and not yet collected (`super::pending`).
     pub(crate) frames: Frames,
-}
-
-/// How many items each growable buffer holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Capacity {
-    bodies: u32,
-    candidates: u32,
-    pairs: u32,
-    deferred: u32,
-    long_pairs: u32,
-    tasks: u32,
-}
-
-/// Every buffer a frame uses; the shape library's three are uploaded once.
-#[derive(Debug)]
-pub(crate) struct Buffers {
-    pub(crate) params: wgpu::Buffer,
-    /// The shape library, uploaded once (`shaders/library.wgsl`).
-    pub(crate) library: wgpu::Buffer,
-    pub(crate) transforms: wgpu::Buffer,
-    pub(crate) infos: wgpu::Buffer,
-    pub(crate) aabbs: wgpu::Buffer,
-    pub(crate) candidates: wgpu::Buffer,
-    /// The candidates again, grouped by kind pair (`bin_scatter`).
-    pub(crate) binned: wgpu::Buffer,
-    pub(crate) counters: wgpu::Buffer,
-    pub(crate) pairs: wgpu::Buffer,
-    pub(crate) body_cells: wgpu::Buffer,
-    pub(crate) buckets: wgpu::Buffer,
-    pub(crate) grid_entries: wgpu::Buffer,
-    pub(crate) grid_info: wgpu::Buffer,
-    pub(crate) deferred: wgpu::Buffer,
-    pub(crate) long_pairs: wgpu::Buffer,
-    pub(crate) tasks: wgpu::Buffer,
-    /// Indirect dispatch arguments, one slot per `ARGS_*` constant.
-    pub(crate) dispatch_args: wgpu::Buffer,
-    /// Counters then pairs, copied here for the one readback.
-    pub(crate) readback: wgpu::Buffer,
+    /// Frames recorded into the caller's encoders (`super::record`).
+    pub(crate) recordings: Recordings,
 }
 
 #[derive(Debug)]
@@ -189,6 +155,7 @@ impl GpuCollider {
                 max_pairs: DEFAULT_MAX_PAIRS,
                 library_bases: (vertex_base, word_base),
                 frames: Frames::default(),
+                recordings: Recordings::default(),
             })
         })
     }
@@ -218,6 +185,18 @@ impl GpuCollider {
     /// Uploads this frame's transforms, and the infos if they changed.
     fn upload_bodies(&mut self, bodies: &[Body]) {
         update_transforms(bodies, &mut self.transforms, &mut self.angles);
+        self.context.queue.write_buffer(
+            &self.buffers.transforms,
+            0,
+            bytemuck::cast_slice(&self.transforms),
+        );
+        self.upload_infos(bodies, true);
+    }
+
+    /// Uploads the bodies' infos if they changed, and then chooses the grid again: from
+    /// a sample of the positions `with_positions` (the transforms just uploaded), from
+    /// the shapes' sizes alone otherwise (positions in a buffer of the caller's).
+    pub(crate) fn upload_infos(&mut self, bodies: &[Body], with_positions: bool) {
         self.infos.clear();
         // The shape kinds go along for the narrow phase's bins (BodyInfo::kind).
         let shapes = &self.library.shapes;
@@ -226,15 +205,14 @@ impl GpuCollider {
                 kind: shapes[body.shape as usize].kind,
                 ..body_info(body)
             }));
-        let queue = &self.context.queue;
-        queue.write_buffer(
-            &self.buffers.transforms,
-            0,
-            bytemuck::cast_slice(&self.transforms),
-        );
         if self.infos != self.uploaded_infos {
+            let queue = &self.context.queue;
             queue.write_buffer(&self.buffers.infos, 0, bytemuck::cast_slice(&self.infos));
-            self.grid = choose_grid(&self.library, &self.infos, &self.transforms);
+            self.grid = if with_positions {
+                choose_grid(&self.library, &self.infos, &self.transforms)
+            } else {
+                GridParams::for_bodies(&self.library, &self.infos)
+            };
             std::mem::swap(&mut self.uploaded_infos, &mut self.infos);
         }
     }
@@ -282,34 +260,59 @@ impl GpuCollider {
         readback: &wgpu::Buffer,
     ) -> wgpu::SubmissionIndex {
         let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("frame"),
+        });
+        let run = Run {
+            bodies,
+            lookers,
+            limit,
+            source: None,
+            timed: true,
+            publish: false,
+        };
+        self.encode_run(&mut encoder, &run);
+        encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
+        if let Some(timer) = &self.timer {
+            timer.resolve(&mut encoder, readback, STAMPS_AT);
+        }
+        encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
+        queue.submit([encoder.finish()])
+    }
+
+    /// Writes the run's parameters (through the queue, so they apply at its next
+    /// submission) and records its three stages into `encoder`.
+    pub(crate) fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, run: &Run) {
+        let (queue, b) = (&self.context.queue, &self.buffers);
         // The table scales with this frame's bodies, within the buffer sized for the capacity.
         let bucket_count = self
             .grid
             .bucket_count
             .min(bucket_count(self.capacity.bodies as usize));
         let c = &self.capacity;
+        let [source_stride, source_position, source_angle] = match &run.source {
+            Some(source) => source.words,
+            None => [0, 0, NO_SOURCE_ANGLE],
+        };
         let params = Params {
-            body_count: bodies,
+            body_count: run.bodies,
             candidate_capacity: c.candidates,
             pair_capacity: c.pairs,
             bucket_count,
             base_cell: self.grid.base_cell,
-            candidate_limit: limit,
+            candidate_limit: run.limit,
             deferred_capacity: c.deferred,
             long_pair_capacity: c.long_pairs,
             task_capacity: c.tasks,
-            first_looker: lookers.0,
-            end_looker: lookers.1,
+            first_looker: run.lookers.0,
+            end_looker: run.lookers.1,
             vertex_base: self.library_bases.0,
             word_base: self.library_bases.1,
-            _pad0: 0,
-            _pad1: 0,
-            _pad2: 0,
+            source_stride,
+            source_position,
+            source_angle,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("frame"),
-        });
         encoder.clear_buffer(&b.counters, 0, None);
         encoder.clear_buffer(&b.grid_info, 0, None);
         encoder.clear_buffer(
@@ -319,34 +322,37 @@ impl GpuCollider {
         );
         // Bins by kind pair pay once candidates are many; the last frame's count says.
         let binned = self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64;
-        // One pass per stage, so that each can be timed; still one submission.
+        let timer = self.timer.as_ref().filter(|_| run.timed);
+        // One pass per stage, so that each can be timed.
         let p = &self.pipelines;
         for (k, stage) in Stage::ALL.into_iter().enumerate() {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(stage.name()),
-                timestamp_writes: self.timer.as_ref().map(|t| t.pass_writes(k as u32)),
+                timestamp_writes: timer.map(|t| t.pass_writes(k as u32)),
             });
             let g = &self.groups;
             match stage {
-                Stage::Bounds => bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies),
+                Stage::Bounds => bounds::dispatch(
+                    &p.bounds,
+                    &mut pass,
+                    &g.bounds,
+                    run.bodies,
+                    run.source.as_ref().map(|s| &s.group),
+                ),
                 Stage::Broad => broad::dispatch(
                     &p.broad,
                     &mut pass,
                     &g.broad,
                     b,
-                    bodies,
+                    run.bodies,
                     bucket_count,
-                    lookers,
+                    run.lookers,
                 ),
-                Stage::Narrow => narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned),
+                Stage::Narrow => {
+                    narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned, run.publish)
+                }
             }
         }
-        encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
-        if let Some(timer) = &self.timer {
-            timer.resolve(&mut encoder, readback, STAMPS_AT);
-        }
-        encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
-        queue.submit([encoder.finish()])
     }
 
     /// The most items of `item_bytes` bytes one storage binding of this device holds.
@@ -369,14 +375,28 @@ impl GpuCollider {
                 needed: bodies.len() as u64,
                 limit: MAX_BODIES as u64,
             })?;
-        if count > self.capacity.bodies {
-            self.resize(Capacity {
-                bodies: grown(count),
-                ..self.capacity
-            })?;
-        }
+        self.grow_bodies(count)?;
         self.upload_bodies(bodies);
         Ok(count)
+    }
+
+    /// Grows the body buffers to hold `count` bodies, if they do not, and the candidate
+    /// and pair buffers to a candidate and half a pair a body: most scenes' first frame
+    /// then fits, so a one-shot `pairs` on a large file runs once, and a frame recorded
+    /// into the caller's encoder (which cannot run again) is whole from the start. A
+    /// scene with more grows after its first frame as before.
+    pub(crate) fn grow_bodies(&mut self, count: u32) -> Result<(), Error> {
+        if count > self.capacity.bodies {
+            let pair_items = self.binding_items(size_of::<Pair>());
+            let c = self.capacity;
+            self.resize(Capacity {
+                bodies: grown(count),
+                candidates: c.candidates.max(grown(count).min(pair_items)),
+                pairs: c.pairs.max(grown(count / 2).min(pair_items)),
+                ..c
+            })?;
+        }
+        Ok(())
     }
 
     /// Pairs the pair buffer holds now.
@@ -391,8 +411,17 @@ impl GpuCollider {
     }
 
     /// Keeps what a frame did, for [`Collider::last_frame`] and the next frame's choices.
-    pub(crate) fn record(&mut self, stats: FrameStats) {
+    pub(crate) fn keep_stats(&mut self, stats: FrameStats) {
         self.last = stats;
+    }
+
+    /// Keeps a recorded frame's candidate count, by which the next frame chooses
+    /// whether to bin the candidates.
+    pub(crate) fn note_candidates(&mut self, candidates: u64) {
+        self.last = FrameStats {
+            candidates: Some(candidates),
+            stages: None,
+        };
     }
 
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
@@ -514,7 +543,7 @@ impl GpuCollider {
 
     /// Resizes to `capacity`, each buffer kept within one binding: a count that fits a
     /// binding but whose next power of two does not gets exactly the binding's size.
-    fn grow(&mut self, capacity: Capacity) -> Result<(), Error> {
+    pub(crate) fn grow(&mut self, capacity: Capacity) -> Result<(), Error> {
         let pair_items = self.binding_items(size_of::<Pair>());
         let capacity = Capacity {
             candidates: capacity.candidates.min(pair_items),
@@ -547,6 +576,28 @@ impl GpuCollider {
     }
 }
 
+/// One run of the pipeline, as [`GpuCollider::encode_run`] records it.
+pub(crate) struct Run {
+    pub(crate) bodies: u32,
+    /// Only these bodies look for partners (see `find_lookers`).
+    pub(crate) lookers: (u32, u32),
+    /// Candidates past which the broad phase stops.
+    pub(crate) limit: u32,
+    /// Bodies read from the caller's buffer rather than uploaded.
+    pub(crate) source: Option<SourceBinding>,
+    /// Stage times written, where the device has timestamps.
+    pub(crate) timed: bool,
+    /// The header for the caller's shaders written last (`publish`).
+    pub(crate) publish: bool,
+}
+
+/// The caller's buffer of bodies, bound for `read_bodies`, and where in its structs the
+/// stride, position and angle sit, in words (the `source_*` of [`Params`]).
+pub(crate) struct SourceBinding {
+    pub(crate) group: wgpu::BindGroup,
+    pub(crate) words: [u32; 3],
+}
+
 /// What the runs of one frame found so far.
 #[derive(Debug, Default)]
 struct Found {
@@ -575,126 +626,5 @@ impl Collider for GpuCollider {
 
     fn last_frame(&self) -> FrameStats {
         self.last
-    }
-}
-
-/// The capacity to grow to for `count` items: the next power of two, so a growing
-/// scene reallocates a logarithmic number of times.
-fn grown(count: u32) -> u32 {
-    count.checked_next_power_of_two().unwrap_or(u32::MAX)
-}
-
-/// Fails when a buffer of `size` bytes cannot be bound as storage on this device.
-fn check_binding(device: &wgpu::Device, what: &'static str, size: u64) -> Result<(), Error> {
-    let limits = device.limits();
-    let limit = limits
-        .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
-    if size > limit {
-        return Err(Error::TooLarge {
-            what,
-            needed: size,
-            limit,
-        });
-    }
-    Ok(())
-}
-
-impl Buffers {
-    fn new(
-        device: &wgpu::Device,
-        library: wgpu::Buffer,
-        capacity: Capacity,
-    ) -> Result<Self, Error> {
-        use wgpu::BufferUsages as U;
-        let make = |label: &'static str, size: u64, usage: U| -> Result<wgpu::Buffer, Error> {
-            if usage.contains(U::STORAGE) {
-                check_binding(device, label, size)?;
-            }
-            Ok(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            }))
-        };
-        let items = |n: u32, item: usize| n as u64 * item as u64;
-        let pair_bytes = items(capacity.pairs, size_of::<Pair>());
-        Ok(Buffers {
-            params: make(
-                "params",
-                size_of::<Params>() as u64,
-                U::UNIFORM | U::COPY_DST,
-            )?,
-            library,
-            transforms: make(
-                "transforms",
-                items(capacity.bodies, size_of::<BodyTransform>()),
-                U::STORAGE | U::COPY_DST,
-            )?,
-            infos: make(
-                "body infos",
-                items(capacity.bodies, size_of::<BodyInfo>()),
-                U::STORAGE | U::COPY_DST,
-            )?,
-            aabbs: make(
-                "aabbs",
-                items(capacity.bodies, size_of::<Aabb>()),
-                U::STORAGE,
-            )?,
-            candidates: make(
-                "candidates",
-                items(capacity.candidates, size_of::<Pair>()),
-                U::STORAGE,
-            )?,
-            binned: make(
-                "binned candidates",
-                items(capacity.candidates, size_of::<Pair>()),
-                U::STORAGE,
-            )?,
-            counters: make(
-                "counters",
-                size_of::<Counters>() as u64,
-                U::STORAGE | U::COPY_SRC | U::COPY_DST,
-            )?,
-            pairs: make("pairs", pair_bytes, U::STORAGE | U::COPY_SRC)?,
-            body_cells: make(
-                "body cells",
-                items(capacity.bodies, size_of::<BodyCell>()),
-                U::STORAGE,
-            )?,
-            buckets: make(
-                "buckets",
-                items(bucket_count(capacity.bodies as usize), size_of::<Bucket>()),
-                U::STORAGE | U::COPY_DST,
-            )?,
-            grid_entries: make(
-                "grid entries",
-                items(capacity.bodies, size_of::<GridEntry>()),
-                U::STORAGE,
-            )?,
-            grid_info: make(
-                "grid info",
-                size_of::<GridInfo>() as u64,
-                U::STORAGE | U::COPY_DST,
-            )?,
-            deferred: make(
-                "deferred scans",
-                items(capacity.deferred, size_of::<DeferredScan>()),
-                U::STORAGE,
-            )?,
-            long_pairs: make(
-                "long pairs",
-                items(capacity.long_pairs, size_of::<LongPair>()),
-                U::STORAGE,
-            )?,
-            tasks: make("tasks", items(capacity.tasks, size_of::<u32>()), U::STORAGE)?,
-            dispatch_args: make(
-                "dispatch arguments",
-                ARGS_COUNT as u64 * size_of::<DispatchArgs>() as u64,
-                U::STORAGE | U::INDIRECT,
-            )?,
-            readback: make("readback", PAIRS_AT + pair_bytes, U::MAP_READ | U::COPY_DST)?,
-        })
     }
 }

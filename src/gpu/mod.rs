@@ -4,14 +4,17 @@
 
 pub mod bounds;
 pub mod broad;
+mod buffers;
 mod collider;
 pub mod narrow;
 mod pending;
 pub mod readback;
+mod record;
 mod timing;
 
 pub use collider::GpuCollider;
 pub use pending::{PendingFrame, MAX_FRAMES_IN_FLIGHT};
+pub use record::{BodyLayout, RecordedCounts, RecordedFrame, PAIRS_WGSL};
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -385,8 +388,9 @@ pub(crate) struct Kernel {
     pub(crate) bindings: &'static [u32],
 }
 
-/// Which buffer a binding number means in one stage's shader.
-pub(crate) type BindingMap = fn(&collider::Buffers, u32) -> &wgpu::Buffer;
+/// Which buffer a binding number means in one stage's shader; `None` for the caller's
+/// buffer of bodies, which is bound frame by frame.
+pub(crate) type BindingMap = fn(&buffers::Buffers, u32) -> Option<&wgpu::Buffer>;
 
 /// The compiled kernels of one stage, in the order the stage lists them.
 #[derive(Debug)]
@@ -396,9 +400,10 @@ pub(crate) struct StageKernels {
     pipelines: Vec<wgpu::ComputePipeline>,
 }
 
-/// Bind groups of a stage's kernels, in the same order.
+/// Bind groups of a stage's kernels, in the same order; `None` for a kernel that reads
+/// the caller's buffer, bound frame by frame ([`StageKernels::bind_one`]).
 #[derive(Debug)]
-pub(crate) struct StageGroups(Vec<wgpu::BindGroup>);
+pub(crate) struct StageGroups(Vec<Option<wgpu::BindGroup>>);
 
 impl StageKernels {
     /// Compiles every kernel of `stage` from its one module.
@@ -432,29 +437,47 @@ impl StageKernels {
         }
     }
 
-    /// Binds, for every kernel, the buffers at its binding numbers.
-    pub(crate) fn bind(&self, device: &wgpu::Device, buffers: &collider::Buffers) -> StageGroups {
-        let groups = self
-            .kernels
-            .iter()
-            .zip(&self.pipelines)
-            .map(|(kernel, pipeline)| {
-                let entries: Vec<wgpu::BindGroupEntry> = kernel
+    /// Binds, for every kernel, the buffers at its binding numbers; a kernel that reads
+    /// the caller's buffer is left unbound.
+    pub(crate) fn bind(&self, device: &wgpu::Device, buffers: &buffers::Buffers) -> StageGroups {
+        let groups = (0..self.kernels.len())
+            .map(|k| {
+                let kernel = &self.kernels[k];
+                let caller_bound = kernel
                     .bindings
                     .iter()
-                    .map(|&binding| wgpu::BindGroupEntry {
-                        binding,
-                        resource: (self.buffer)(buffers, binding).as_entire_binding(),
-                    })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(kernel.entry),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries: &entries,
-                })
+                    .any(|&binding| (self.buffer)(buffers, binding).is_none());
+                (!caller_bound).then(|| self.bind_one(device, buffers, k, None))
             })
             .collect();
         StageGroups(groups)
+    }
+
+    /// The bind group of kernel `k`, with `caller` at the binding the map leaves to it.
+    pub(crate) fn bind_one(
+        &self,
+        device: &wgpu::Device,
+        buffers: &buffers::Buffers,
+        k: usize,
+        caller: Option<wgpu::BufferBinding>,
+    ) -> wgpu::BindGroup {
+        let kernel = &self.kernels[k];
+        let entries: Vec<wgpu::BindGroupEntry> = kernel
+            .bindings
+            .iter()
+            .filter_map(|&binding| {
+                let resource = match (self.buffer)(buffers, binding) {
+                    Some(buffer) => buffer.as_entire_binding(),
+                    None => wgpu::BindingResource::Buffer(caller.clone()?),
+                };
+                Some(wgpu::BindGroupEntry { binding, resource })
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(kernel.entry),
+            layout: &self.pipelines[k].get_bind_group_layout(0),
+            entries: &entries,
+        })
     }
 
     /// Dispatches kernel `k` over `(x, y)` workgroups.
@@ -465,8 +488,21 @@ impl StageKernels {
         k: usize,
         (x, y): (u32, u32),
     ) {
+        if let Some(group) = &groups.0[k] {
+            self.dispatch_with(pass, group, k, (x, y));
+        }
+    }
+
+    /// Dispatches kernel `k` over `(x, y)` workgroups with the bind group `group`.
+    pub(crate) fn dispatch_with(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        group: &wgpu::BindGroup,
+        k: usize,
+        (x, y): (u32, u32),
+    ) {
         pass.set_pipeline(&self.pipelines[k]);
-        pass.set_bind_group(0, &groups.0[k], &[]);
+        pass.set_bind_group(0, group, &[]);
         pass.dispatch_workgroups(x, y, 1);
     }
 
@@ -481,7 +517,7 @@ impl StageKernels {
         slot: u32,
     ) {
         pass.set_pipeline(&self.pipelines[k]);
-        pass.set_bind_group(0, &groups.0[k], &[]);
+        pass.set_bind_group(0, groups.0[k].as_ref(), &[]);
         let offset = slot as u64 * std::mem::size_of::<crate::packed::DispatchArgs>() as u64;
         pass.dispatch_workgroups_indirect(args, offset);
     }

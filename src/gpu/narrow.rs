@@ -5,7 +5,7 @@
 //! frame with few candidates tests them all with `narrow`. Then `long_args` sizes the
 //! chunks of long tests (`narrow_task`) and their verdicts (`narrow_finish`) likewise.
 
-use super::collider::Buffers;
+use super::buffers::Buffers;
 use super::{Kernel, StageGroups, StageKernels};
 pub(crate) use crate::packed::BIN_FROM_CANDIDATES;
 use crate::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS, PAIR_KINDS};
@@ -72,38 +72,45 @@ pub(crate) const KERNELS: &[Kernel] = &[
         entry: "narrow_finish",
         bindings: &[0, 1, 2, 3, 5, 6, 8],
     },
+    Kernel {
+        entry: "publish",
+        bindings: &[0, 5, 11],
+    },
 ];
 
 /// Index in [`KERNELS`] of the first kind pair's kernel.
 const FIRST_BIN_KERNEL: usize = 5;
 
 /// The buffer at each binding number of `shaders/narrow.wgsl`.
-pub(crate) fn buffer(b: &Buffers, binding: u32) -> &wgpu::Buffer {
+pub(crate) fn buffer(b: &Buffers, binding: u32) -> Option<&wgpu::Buffer> {
     match binding {
-        0 => &b.params,
-        1 => &b.library,
-        2 => &b.transforms,
-        3 => &b.infos,
-        4 => &b.candidates,
-        5 => &b.counters,
-        6 => &b.pairs,
-        7 => &b.dispatch_args,
-        8 => &b.long_pairs,
-        9 => &b.tasks,
-        10 => &b.binned,
+        0 => Some(&b.params),
+        1 => Some(&b.library),
+        2 => Some(&b.transforms),
+        3 => Some(&b.infos),
+        4 => Some(&b.candidates),
+        5 => Some(&b.counters),
+        6 => Some(&b.pairs),
+        7 => Some(&b.dispatch_args),
+        8 => Some(&b.long_pairs),
+        9 => Some(&b.tasks),
+        10 => Some(&b.binned),
+        11 => Some(&b.header),
         n => unreachable!("shaders/narrow.wgsl has no binding {n}"),
     }
 }
 
 /// When `binned`, one thread per candidate to bin them and one per candidate of each
 /// kind pair; else one per candidate. Then one per chunk of a long test and one per long
-/// test. Every size is set on the GPU.
+/// test. Every size is set on the GPU. With `publish`, last, the header a caller's
+/// shaders read (a frame recorded into the caller's encoder).
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
     binned: bool,
+    publish: bool,
 ) {
     kernels.dispatch(pass, groups, 0, (1, 1));
     if binned {
@@ -121,4 +128,7 @@ pub(crate) fn dispatch(
     kernels.dispatch(pass, groups, next, (1, 1));
     kernels.dispatch_indirect(pass, groups, next + 1, &b.dispatch_args, ARGS_TASKS);
     kernels.dispatch_indirect(pass, groups, next + 2, &b.dispatch_args, ARGS_LONG);
+    if publish {
+        kernels.dispatch(pass, groups, next + 3, (1, 1));
+    }
 }

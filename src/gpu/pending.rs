@@ -179,7 +179,7 @@ impl GpuCollider {
     pub fn collect(&mut self, frame: PendingFrame) -> Result<Vec<Pair>, Error> {
         let in_flight = self.take(&frame)?;
         let Some(work) = in_flight.work else {
-            self.record(FrameStats {
+            self.keep_stats(FrameStats {
                 candidates: Some(0),
                 stages: None,
             });
@@ -265,7 +265,7 @@ impl GpuCollider {
         if !clean {
             return self.find_pairs(&work.bodies);
         }
-        self.record(FrameStats {
+        self.keep_stats(FrameStats {
             candidates: Some(c.candidates as u64),
             stages: stage_ms.map(|[bounds, broad, narrow]| StageTimes {
                 upload: 0.0,

@@ -1,0 +1,185 @@
+//! The buffers a [`super::GpuCollider`] works in, and how many items each holds: the
+//! growable ones are sized by a [`Capacity`], grown to the next power of two and never
+//! past one storage binding of the device.
+
+use std::mem::size_of;
+
+use super::collider::PAIRS_AT;
+use crate::collider::Pair;
+use crate::error::Error;
+use crate::grid::bucket_count;
+use crate::packed::{
+    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
+    GridEntry, GridInfo, LongPair, PairsHeader, Params, ARGS_COUNT,
+};
+
+/// How many items each growable buffer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Capacity {
+    pub(crate) bodies: u32,
+    pub(crate) candidates: u32,
+    pub(crate) pairs: u32,
+    pub(crate) deferred: u32,
+    pub(crate) long_pairs: u32,
+    pub(crate) tasks: u32,
+}
+
+/// Every buffer a frame uses; the shape library's three are uploaded once.
+#[derive(Debug)]
+pub(crate) struct Buffers {
+    pub(crate) params: wgpu::Buffer,
+    /// The shape library, uploaded once (`shaders/library.wgsl`).
+    pub(crate) library: wgpu::Buffer,
+    pub(crate) transforms: wgpu::Buffer,
+    pub(crate) infos: wgpu::Buffer,
+    pub(crate) aabbs: wgpu::Buffer,
+    pub(crate) candidates: wgpu::Buffer,
+    /// The candidates again, grouped by kind pair (`bin_scatter`).
+    pub(crate) binned: wgpu::Buffer,
+    pub(crate) counters: wgpu::Buffer,
+    pub(crate) pairs: wgpu::Buffer,
+    pub(crate) body_cells: wgpu::Buffer,
+    pub(crate) buckets: wgpu::Buffer,
+    pub(crate) grid_entries: wgpu::Buffer,
+    pub(crate) grid_info: wgpu::Buffer,
+    pub(crate) deferred: wgpu::Buffer,
+    pub(crate) long_pairs: wgpu::Buffer,
+    pub(crate) tasks: wgpu::Buffer,
+    /// Indirect dispatch arguments, one slot per `ARGS_*` constant.
+    pub(crate) dispatch_args: wgpu::Buffer,
+    /// Counters then pairs, copied here for the one readback.
+    pub(crate) readback: wgpu::Buffer,
+    /// What a frame recorded into the caller's encoder tells the caller's shaders
+    /// (`publish`, [`super::GpuCollider::record`]); also their indirect dispatch.
+    pub(crate) header: wgpu::Buffer,
+}
+
+/// The capacity to grow to for `count` items: the next power of two, so a growing
+/// scene reallocates a logarithmic number of times.
+pub(crate) fn grown(count: u32) -> u32 {
+    count.checked_next_power_of_two().unwrap_or(u32::MAX)
+}
+
+/// Fails when a buffer of `size` bytes cannot be bound as storage on this device.
+pub(crate) fn check_binding(
+    device: &wgpu::Device,
+    what: &'static str,
+    size: u64,
+) -> Result<(), Error> {
+    let limits = device.limits();
+    let limit = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if size > limit {
+        return Err(Error::TooLarge {
+            what,
+            needed: size,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+impl Buffers {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        library: wgpu::Buffer,
+        capacity: Capacity,
+    ) -> Result<Self, Error> {
+        use wgpu::BufferUsages as U;
+        let make = |label: &'static str, size: u64, usage: U| -> Result<wgpu::Buffer, Error> {
+            if usage.contains(U::STORAGE) {
+                check_binding(device, label, size)?;
+            }
+            Ok(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            }))
+        };
+        let items = |n: u32, item: usize| n as u64 * item as u64;
+        let pair_bytes = items(capacity.pairs, size_of::<Pair>());
+        Ok(Buffers {
+            params: make(
+                "params",
+                size_of::<Params>() as u64,
+                U::UNIFORM | U::COPY_DST,
+            )?,
+            library,
+            transforms: make(
+                "transforms",
+                items(capacity.bodies, size_of::<BodyTransform>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            infos: make(
+                "body infos",
+                items(capacity.bodies, size_of::<BodyInfo>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            aabbs: make(
+                "aabbs",
+                items(capacity.bodies, size_of::<Aabb>()),
+                U::STORAGE,
+            )?,
+            candidates: make(
+                "candidates",
+                items(capacity.candidates, size_of::<Pair>()),
+                U::STORAGE,
+            )?,
+            binned: make(
+                "binned candidates",
+                items(capacity.candidates, size_of::<Pair>()),
+                U::STORAGE,
+            )?,
+            counters: make(
+                "counters",
+                size_of::<Counters>() as u64,
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            )?,
+            pairs: make("pairs", pair_bytes, U::STORAGE | U::COPY_SRC)?,
+            body_cells: make(
+                "body cells",
+                items(capacity.bodies, size_of::<BodyCell>()),
+                U::STORAGE,
+            )?,
+            buckets: make(
+                "buckets",
+                items(bucket_count(capacity.bodies as usize), size_of::<Bucket>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            grid_entries: make(
+                "grid entries",
+                items(capacity.bodies, size_of::<GridEntry>()),
+                U::STORAGE,
+            )?,
+            grid_info: make(
+                "grid info",
+                size_of::<GridInfo>() as u64,
+                U::STORAGE | U::COPY_DST,
+            )?,
+            deferred: make(
+                "deferred scans",
+                items(capacity.deferred, size_of::<DeferredScan>()),
+                U::STORAGE,
+            )?,
+            long_pairs: make(
+                "long pairs",
+                items(capacity.long_pairs, size_of::<LongPair>()),
+                U::STORAGE,
+            )?,
+            tasks: make("tasks", items(capacity.tasks, size_of::<u32>()), U::STORAGE)?,
+            dispatch_args: make(
+                "dispatch arguments",
+                ARGS_COUNT as u64 * size_of::<DispatchArgs>() as u64,
+                U::STORAGE | U::INDIRECT,
+            )?,
+            readback: make("readback", PAIRS_AT + pair_bytes, U::MAP_READ | U::COPY_DST)?,
+            header: make(
+                "pairs header",
+                size_of::<PairsHeader>() as u64,
+                U::STORAGE | U::INDIRECT | U::COPY_SRC,
+            )?,
+        })
+    }
+}
