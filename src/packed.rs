@@ -134,6 +134,15 @@ pub fn wgsl_constants() -> String {
     )
 }
 
+/// Rotates `v` by the rotation stored as `(cos, sin)`: WGSL `rotate` of
+/// `shaders/types.wgsl`, operation for operation, for the CPU twins of the stages.
+pub fn rotate(v: glam::Vec2, rotation: glam::Vec2) -> glam::Vec2 {
+    glam::Vec2::new(
+        rotation.x * v.x - rotation.y * v.y,
+        rotation.y * v.x + rotation.x * v.y,
+    )
+}
+
 /// Workgroups `(x, y)` for `items` threads: x at most [`DISPATCH_WIDTH`], y as many rows as needed.
 /// The kernels' `global_index` undoes this.
 pub fn dispatch_size(items: u32) -> (u32, u32) {

@@ -62,6 +62,45 @@ fn host_binds_exactly_what_each_kernel_uses() {
     }
 }
 
+#[test]
+fn host_binds_the_buffer_each_binding_names() {
+    let table = gpu_collide::gpu::binding_names();
+    for stage in Stage::ALL {
+        let module = module(stage);
+        let mut numbers = Vec::new();
+        for (_, var) in module.global_variables.iter() {
+            let (Some(binding), Some(name)) = (&var.binding, &var.name) else {
+                continue;
+            };
+            numbers.push(binding.binding);
+            let Some((_, _, names)) = table
+                .iter()
+                .find(|(s, n, _)| *s == stage && *n == binding.binding)
+            else {
+                panic!(
+                    "{}: binding {} ({name}) is in no table",
+                    stage.name(),
+                    binding.binding
+                );
+            };
+            assert!(
+                names.contains(&name.as_str()),
+                "{}: the host binds {names:?} at binding {}, where the shader reads `{name}`",
+                stage.name(),
+                binding.binding
+            );
+        }
+        // And the table lists nothing the shader does not have.
+        for (_, number, names) in table.iter().filter(|(s, ..)| *s == stage) {
+            assert!(
+                numbers.contains(number),
+                "{}: the table binds {names:?} at {number}, which the shader lacks",
+                stage.name()
+            );
+        }
+    }
+}
+
 /// (size, [(member name, offset)]) of a WGSL struct, as naga lays it out.
 fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
     let module = module(Stage::Broad);

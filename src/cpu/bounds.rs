@@ -3,7 +3,7 @@
 use glam::Vec2;
 
 use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
+use crate::packed::{rotate, Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
 
 /// World bounds of each body.
 pub fn bounds(
@@ -23,15 +23,15 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
     let shape = &library.shapes[info.shape as usize];
     if shape.kind != SHAPE_POLYGON {
         return Aabb {
-            min: add(t.position, shape.bounds_min),
-            max: add(t.position, shape.bounds_max),
+            min: (Vec2::from(t.position) + Vec2::from(shape.bounds_min)).to_array(),
+            max: (Vec2::from(t.position) + Vec2::from(shape.bounds_max)).to_array(),
         };
     }
     // Rotated vertices give the exact box; the unrotated bounds would not.
     let (mut lo, mut hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
     for k in 0..shape.count {
         let v = library.polygon_vertices[(shape.first + k) as usize].position;
-        let p = Vec2::from(add(t.position, rotate(v, t.rotation)));
+        let p = Vec2::from(t.position) + rotate(Vec2::from(v), Vec2::from(t.rotation));
         lo = lo.min(p);
         hi = hi.max(p);
     }
@@ -39,15 +39,4 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
         min: lo.to_array(),
         max: hi.to_array(),
     }
-}
-
-/// Rotates `v` by the rotation stored as `(cos, sin)`; as WGSL `rotate`.
-pub fn rotate(v: [f32; 2], rotation: [f32; 2]) -> [f32; 2] {
-    let [c, s] = rotation;
-    [c * v[0] - s * v[1], s * v[0] + c * v[1]]
-}
-
-/// Component-wise sum.
-pub fn add(a: [f32; 2], b: [f32; 2]) -> [f32; 2] {
-    [a[0] + b[0], a[1] + b[1]]
 }

@@ -12,7 +12,8 @@ use glam::{IVec2, Vec2};
 use crate::collider::Pair;
 use crate::library::ShapeLibrary;
 use crate::packed::{
-    BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
+    rotate, BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET, SHAPE_BITMASK, SHAPE_CIRCLE,
+    SHAPE_POLYGON,
 };
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
@@ -248,14 +249,6 @@ impl PairTest<'_> {
             }
         }
     }
-}
-
-/// Rotates `v` by the rotation stored as `(cos, sin)`; as WGSL `rotate`.
-fn rotate(v: Vec2, rotation: Vec2) -> Vec2 {
-    Vec2::new(
-        rotation.x * v.x - rotation.y * v.y,
-        rotation.y * v.x + rotation.x * v.y,
-    )
 }
 
 /// Closed intervals `(min, max)` with a gap between them.

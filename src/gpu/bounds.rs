@@ -2,7 +2,7 @@
 //! positions are in a buffer of the caller's, `read_bodies` first turns them into
 //! transforms.
 
-use super::buffers::Buffers;
+use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
 use crate::packed::dispatch_size;
 
@@ -21,20 +21,16 @@ pub(crate) const KERNELS: &[Kernel] = &[
 /// The kernel that reads the caller's buffer of bodies; index 1 of [`KERNELS`].
 const READ_BODIES: &str = "read_bodies";
 
-/// The buffer at each binding number of `shaders/bounds.wgsl`; `None` for the caller's
-/// buffer of bodies, bound frame by frame.
-pub(crate) fn buffer(b: &Buffers, binding: u32) -> Option<&wgpu::Buffer> {
-    match binding {
-        0 => Some(&b.params),
-        1 => Some(&b.library),
-        2 => Some(&b.transforms),
-        3 => Some(&b.infos),
-        4 => Some(&b.aabbs),
-        5 => None,
-        6 => Some(&b.counters),
-        n => unreachable!("shaders/bounds.wgsl has no binding {n}"),
-    }
-}
+/// The buffer at each binding number of `shaders/bounds.wgsl`.
+pub(crate) const BINDINGS: &[(u32, Slot)] = &[
+    (0, Slot::Params),
+    (1, Slot::Library),
+    (2, Slot::Transforms),
+    (3, Slot::Infos),
+    (4, Slot::Aabbs),
+    (5, Slot::Source),
+    (6, Slot::Counters),
+];
 
 /// One thread per body; when the bodies come from the caller's buffer, `source` is the
 /// bind group of `read_bodies` over it ([`source_group`]).

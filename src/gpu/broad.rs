@@ -1,7 +1,7 @@
 //! Stage 2 on the GPU, broad phase: host side of `shaders/broad.wgsl`: the counting
 //! sort of the bodies into the grid's hash table, then the query that emits candidates.
 
-use super::buffers::Buffers;
+use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
 use crate::packed::{dispatch_size, ARGS_DEFERRED, BUCKETS_PER_THREAD};
 
@@ -34,22 +34,19 @@ pub(crate) const KERNELS: &[Kernel] = &[
 ];
 
 /// The buffer at each binding number of `shaders/broad.wgsl`.
-pub(crate) fn buffer(b: &Buffers, binding: u32) -> Option<&wgpu::Buffer> {
-    match binding {
-        0 => Some(&b.params),
-        1 => Some(&b.infos),
-        2 => Some(&b.aabbs),
-        3 => Some(&b.body_cells),
-        4 => Some(&b.buckets),
-        5 => Some(&b.grid_entries),
-        6 => Some(&b.grid_info),
-        7 => Some(&b.candidates),
-        8 => Some(&b.counters),
-        9 => Some(&b.deferred),
-        10 => Some(&b.dispatch_args),
-        n => unreachable!("shaders/broad.wgsl has no binding {n}"),
-    }
-}
+pub(crate) const BINDINGS: &[(u32, Slot)] = &[
+    (0, Slot::Params),
+    (1, Slot::Infos),
+    (2, Slot::Aabbs),
+    (3, Slot::BodyCells),
+    (4, Slot::Buckets),
+    (5, Slot::GridEntries),
+    (6, Slot::GridInfo),
+    (7, Slot::Candidates),
+    (8, Slot::Counters),
+    (9, Slot::Deferred),
+    (10, Slot::DispatchArgs),
+];
 
 /// The counting sort, the query by bodies `lookers.0 .. lookers.1`, and the crowded
 /// cells they handed over, for `bodies` bodies and `buckets` buckets.

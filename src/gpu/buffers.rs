@@ -54,6 +54,88 @@ pub(crate) struct Buffers {
     pub(crate) header: wgpu::Buffer,
 }
 
+/// Every buffer a kernel binds. The stages' tables (`BINDINGS` in `bounds.rs`, `broad.rs`
+/// and `narrow.rs`) say which sits at each binding number, and a test checks each against
+/// the name of the WGSL variable at that binding ([`Slot::wgsl_names`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Params,
+    Library,
+    Transforms,
+    Infos,
+    Aabbs,
+    Candidates,
+    Binned,
+    Counters,
+    Pairs,
+    BodyCells,
+    Buckets,
+    GridEntries,
+    GridInfo,
+    Deferred,
+    LongPairs,
+    Tasks,
+    DispatchArgs,
+    Header,
+    /// The caller's buffer of bodies (`GpuCollider::record_from_buffer`), bound frame by frame.
+    Source,
+}
+
+impl Slot {
+    /// The names a WGSL variable bound to this buffer may have (a buffer read both as
+    /// atomics and plainly has a variable for each view).
+    pub fn wgsl_names(self) -> &'static [&'static str] {
+        match self {
+            Slot::Params => &["params"],
+            Slot::Library => &["library"],
+            Slot::Transforms => &["transforms"],
+            Slot::Infos => &["infos"],
+            Slot::Aabbs => &["aabbs"],
+            Slot::Candidates => &["candidates"],
+            Slot::Binned => &["binned"],
+            Slot::Counters => &["counters"],
+            Slot::Pairs => &["pairs"],
+            Slot::BodyCells => &["body_cells"],
+            Slot::Buckets => &["buckets", "bucket_counters"],
+            Slot::GridEntries => &["grid_entries"],
+            Slot::GridInfo => &["grid_info", "grid_info_counters"],
+            Slot::Deferred => &["deferred"],
+            Slot::LongPairs => &["long_pairs"],
+            Slot::Tasks => &["tasks"],
+            Slot::DispatchArgs => &["dispatch_args"],
+            Slot::Header => &["header"],
+            Slot::Source => &["source"],
+        }
+    }
+}
+
+impl Buffers {
+    /// The buffer in `slot`; `None` for the caller's, which is bound frame by frame.
+    pub(crate) fn get(&self, slot: Slot) -> Option<&wgpu::Buffer> {
+        match slot {
+            Slot::Params => Some(&self.params),
+            Slot::Library => Some(&self.library),
+            Slot::Transforms => Some(&self.transforms),
+            Slot::Infos => Some(&self.infos),
+            Slot::Aabbs => Some(&self.aabbs),
+            Slot::Candidates => Some(&self.candidates),
+            Slot::Binned => Some(&self.binned),
+            Slot::Counters => Some(&self.counters),
+            Slot::Pairs => Some(&self.pairs),
+            Slot::BodyCells => Some(&self.body_cells),
+            Slot::Buckets => Some(&self.buckets),
+            Slot::GridEntries => Some(&self.grid_entries),
+            Slot::GridInfo => Some(&self.grid_info),
+            Slot::Deferred => Some(&self.deferred),
+            Slot::LongPairs => Some(&self.long_pairs),
+            Slot::Tasks => Some(&self.tasks),
+            Slot::DispatchArgs => Some(&self.dispatch_args),
+            Slot::Header => Some(&self.header),
+            Slot::Source => None,
+        }
+    }
+}
+
 /// The capacity to grow to for `count` items: the next power of two, so a growing
 /// scene reallocates a logarithmic number of times.
 pub(crate) fn grown(count: u32) -> u32 {

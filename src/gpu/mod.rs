@@ -5,6 +5,7 @@
 pub mod bounds;
 pub mod broad;
 mod buffers;
+pub use buffers::Slot;
 mod collider;
 pub mod narrow;
 mod pending;
@@ -226,19 +227,19 @@ impl GpuContext {
                         &self.device,
                         Stage::Bounds,
                         bounds::KERNELS,
-                        bounds::buffer,
+                        bounds::BINDINGS,
                     ),
                     broad: StageKernels::new(
                         &self.device,
                         Stage::Broad,
                         broad::KERNELS,
-                        broad::buffer,
+                        broad::BINDINGS,
                     ),
                     narrow: StageKernels::new(
                         &self.device,
                         Stage::Narrow,
                         narrow::KERNELS,
-                        narrow::buffer,
+                        narrow::BINDINGS,
                     ),
                 })
             })
@@ -367,6 +368,23 @@ pub async fn usable_adapters() -> Result<Vec<wgpu::Adapter>, Error> {
     Ok(adapters)
 }
 
+/// The buffer the host binds at each binding number of each stage, as the WGSL variable
+/// names it may have; a test checks them against the shaders.
+pub fn binding_names() -> Vec<(Stage, u32, &'static [&'static str])> {
+    [
+        (Stage::Bounds, bounds::BINDINGS),
+        (Stage::Broad, broad::BINDINGS),
+        (Stage::Narrow, narrow::BINDINGS),
+    ]
+    .into_iter()
+    .flat_map(|(stage, table)| {
+        table
+            .iter()
+            .map(move |&(binding, slot)| (stage, binding, slot.wgsl_names()))
+    })
+    .collect()
+}
+
 /// Every kernel of every stage, with the binding numbers the host binds for it; a test
 /// checks them against the bindings naga finds each entry point using.
 pub fn kernel_bindings() -> Vec<(Stage, &'static str, &'static [u32])> {
@@ -388,15 +406,14 @@ pub(crate) struct Kernel {
     pub(crate) bindings: &'static [u32],
 }
 
-/// Which buffer a binding number means in one stage's shader; `None` for the caller's
-/// buffer of bodies, which is bound frame by frame.
-pub(crate) type BindingMap = fn(&buffers::Buffers, u32) -> Option<&wgpu::Buffer>;
+/// Which buffer sits at each binding number of one stage's shader.
+pub(crate) type BindingTable = &'static [(u32, Slot)];
 
 /// The compiled kernels of one stage, in the order the stage lists them.
 #[derive(Debug)]
 pub(crate) struct StageKernels {
     kernels: &'static [Kernel],
-    buffer: BindingMap,
+    table: BindingTable,
     pipelines: Vec<wgpu::ComputePipeline>,
 }
 
@@ -411,7 +428,7 @@ impl StageKernels {
         device: &wgpu::Device,
         stage: Stage,
         kernels: &'static [Kernel],
-        buffer: BindingMap,
+        table: BindingTable,
     ) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(stage.name()),
@@ -432,7 +449,7 @@ impl StageKernels {
             .collect();
         StageKernels {
             kernels,
-            buffer,
+            table,
             pipelines,
         }
     }
@@ -446,7 +463,7 @@ impl StageKernels {
                 let caller_bound = kernel
                     .bindings
                     .iter()
-                    .any(|&binding| (self.buffer)(buffers, binding).is_none());
+                    .any(|&binding| self.slot(binding) == Some(Slot::Source));
                 (!caller_bound).then(|| self.bind_one(device, buffers, k, None))
             })
             .collect();
@@ -465,8 +482,10 @@ impl StageKernels {
         let entries: Vec<wgpu::BindGroupEntry> = kernel
             .bindings
             .iter()
+            // A binding missing from the table (which a test rules out) is left out, and
+            // wgpu's validation reports it as an error value.
             .filter_map(|&binding| {
-                let resource = match (self.buffer)(buffers, binding) {
+                let resource = match buffers.get(self.slot(binding)?) {
                     Some(buffer) => buffer.as_entire_binding(),
                     None => wgpu::BindingResource::Buffer(caller.clone()?),
                 };
@@ -478,6 +497,14 @@ impl StageKernels {
             layout: &self.pipelines[k].get_bind_group_layout(0),
             entries: &entries,
         })
+    }
+
+    /// The buffer at `binding` in this stage's table.
+    fn slot(&self, binding: u32) -> Option<Slot> {
+        self.table
+            .iter()
+            .find(|(number, _)| *number == binding)
+            .map(|&(_, slot)| slot)
     }
 
     /// Dispatches kernel `k` over `(x, y)` workgroups.

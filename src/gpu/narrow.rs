@@ -5,7 +5,7 @@
 //! frame with few candidates tests them all with `narrow`. Then `long_args` sizes the
 //! chunks of long tests (`narrow_task`) and their verdicts (`narrow_finish`) likewise.
 
-use super::buffers::Buffers;
+use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
 pub(crate) use crate::packed::BIN_FROM_CANDIDATES;
 use crate::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS, PAIR_KINDS};
@@ -82,23 +82,20 @@ pub(crate) const KERNELS: &[Kernel] = &[
 const FIRST_BIN_KERNEL: usize = 5;
 
 /// The buffer at each binding number of `shaders/narrow.wgsl`.
-pub(crate) fn buffer(b: &Buffers, binding: u32) -> Option<&wgpu::Buffer> {
-    match binding {
-        0 => Some(&b.params),
-        1 => Some(&b.library),
-        2 => Some(&b.transforms),
-        3 => Some(&b.infos),
-        4 => Some(&b.candidates),
-        5 => Some(&b.counters),
-        6 => Some(&b.pairs),
-        7 => Some(&b.dispatch_args),
-        8 => Some(&b.long_pairs),
-        9 => Some(&b.tasks),
-        10 => Some(&b.binned),
-        11 => Some(&b.header),
-        n => unreachable!("shaders/narrow.wgsl has no binding {n}"),
-    }
-}
+pub(crate) const BINDINGS: &[(u32, Slot)] = &[
+    (0, Slot::Params),
+    (1, Slot::Library),
+    (2, Slot::Transforms),
+    (3, Slot::Infos),
+    (4, Slot::Candidates),
+    (5, Slot::Counters),
+    (6, Slot::Pairs),
+    (7, Slot::DispatchArgs),
+    (8, Slot::LongPairs),
+    (9, Slot::Tasks),
+    (10, Slot::Binned),
+    (11, Slot::Header),
+];
 
 /// When `binned`, one thread per candidate to bin them and one per candidate of each
 /// kind pair; else one per candidate. Then one per chunk of a long test and one per long
