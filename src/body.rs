@@ -64,7 +64,4 @@ impl Body {
     }
 }
 
-/// Whether two bodies' filters let them collide: each must be in a group the other accepts.
-pub fn filters_agree(layer_a: u32, mask_a: u32, layer_b: u32, mask_b: u32) -> bool {
-    layer_a & mask_b != 0 && layer_b & mask_a != 0
-}
+pub use crate::types::filters_agree;

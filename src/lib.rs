@@ -52,6 +52,7 @@ pub mod scene;
 pub mod shaders;
 pub mod shapes;
 pub mod touch;
+pub mod types;
 
 pub use body::Body;
 pub use collider::{Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};

@@ -134,15 +134,6 @@ pub fn wgsl_constants() -> String {
     )
 }
 
-/// Rotates `v` by the rotation stored as `(cos, sin)`: WGSL `rotate` of
-/// `shaders/types.wgsl`, operation for operation, for the CPU twins of the stages.
-pub fn rotate(v: glam::Vec2, rotation: glam::Vec2) -> glam::Vec2 {
-    glam::Vec2::new(
-        rotation.x * v.x - rotation.y * v.y,
-        rotation.y * v.x + rotation.x * v.y,
-    )
-}
-
 /// Workgroups `(x, y)` for `items` threads: x at most [`DISPATCH_WIDTH`], y as many rows as needed.
 /// The kernels' `global_index` undoes this.
 pub fn dispatch_size(items: u32) -> (u32, u32) {
@@ -225,12 +216,9 @@ pub struct Aabb {
 }
 
 impl Aabb {
-    /// Whether the two closed boxes share a point.
+    /// Whether the two closed boxes share a point ([`crate::types::aabbs_overlap`]).
     pub fn overlaps(&self, other: &Aabb) -> bool {
-        self.min[0] <= other.max[0]
-            && other.min[0] <= self.max[0]
-            && self.min[1] <= other.max[1]
-            && other.min[1] <= self.max[1]
+        crate::types::aabbs_overlap(self, other)
     }
 }
 

@@ -3,7 +3,8 @@
 use glam::Vec2;
 
 use crate::library::ShapeLibrary;
-use crate::packed::{rotate, Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
+use crate::packed::{Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
+use crate::types::rotate;
 
 /// World bounds of each body.
 pub fn bounds(

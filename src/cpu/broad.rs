@@ -19,6 +19,7 @@ use crate::packed::{
     Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
     NO_BUCKET,
 };
+use crate::types::filters_agree;
 
 /// The cell, level and bucket of one body (its rank is counted afterwards), or
 /// [`NO_BUCKET`] for a body that accepts or offers nothing, or an empty bitmask.
@@ -189,7 +190,7 @@ impl Grid {
                     if own_level && cell == mine && other.body as usize <= i {
                         continue; // in one cell, the pair is the lower index's to report
                     }
-                    if layer & other.mask == 0 || other.layer & me.mask == 0 {
+                    if !filters_agree(layer, me.mask, other.layer, other.mask) {
                         continue;
                     }
                     if own.overlaps(&aabbs[other.body as usize]) {

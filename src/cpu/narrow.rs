@@ -12,9 +12,9 @@ use glam::{IVec2, Vec2};
 use crate::collider::Pair;
 use crate::library::ShapeLibrary;
 use crate::packed::{
-    rotate, BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET, SHAPE_BITMASK, SHAPE_CIRCLE,
-    SHAPE_POLYGON,
+    BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
 };
+use crate::types::rotate;
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
 #[derive(Debug, Clone, Copy)]
