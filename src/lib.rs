@@ -41,6 +41,8 @@ pub mod body;
 pub mod cell_size;
 pub mod collider;
 pub mod cpu;
+#[cfg(feature = "cli")]
+pub mod draw;
 pub mod error;
 #[cfg(feature = "generate")]
 pub mod generate;

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! gpu-collide pairs SCENE.json [--backend gpu|cpu] [--out FILE]
+//! gpu-collide draw SCENE.json --out FILE.svg [--backend gpu|cpu] [--view x0,y0,x1,y1]
 //! gpu-collide adapters
 //! gpu-collide bench [--scene FILE|NAME] [--bodies N[,N...]] [--backend gpu,cpu,parry2d]
 //!                   [--frames K] [--json FILE] [--out DIR]
@@ -53,6 +54,22 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = gpu_collide::DEFAULT_MAX_PAIRS,
               value_parser = max_pairs)]
         max_pairs: u64,
+    },
+    /// Draws a scene and its colliding pairs as SVG: bodies outlined, colliding bodies
+    /// filled, seen whole or through a window.
+    Draw {
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
+        scene: PathBuf,
+        /// The SVG file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Where to compute the pairs (the cpu backend needs no adapter).
+        #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+        backend: Backend,
+        /// Show only this window of the world: lower-left and upper-right corners
+        /// [default: the whole scene].
+        #[arg(long, value_name = "x0,y0,x1,y1", value_parser = gpu_collide::draw::View::parse, allow_hyphen_values = true)]
+        view: Option<gpu_collide::draw::View>,
     },
     /// Lists the adapters wgpu can see, best first, and whether each can run the pipeline.
     Adapters,
@@ -111,7 +128,9 @@ impl Command {
     /// Whether the command may open wgpu.
     fn may_use_gpu(&self) -> bool {
         match self {
-            Command::Pairs { backend, .. } => matches!(backend, Backend::Gpu),
+            Command::Pairs { backend, .. } | Command::Draw { backend, .. } => {
+                matches!(backend, Backend::Gpu)
+            }
             Command::Adapters => true,
             Command::Bench { backend, .. } => backend
                 .as_ref()
@@ -147,6 +166,12 @@ fn main() -> ExitCode {
             out,
             max_pairs,
         } => pairs(&scene, backend, out.as_ref(), max_pairs),
+        Command::Draw {
+            scene,
+            out,
+            backend,
+            view,
+        } => draw(&scene, &out, backend, view),
         Command::Adapters => adapters(),
         Command::Bench {
             scene,
@@ -301,6 +326,39 @@ fn pairs(
         }),
         None => print_out(&text),
     }
+}
+
+fn draw(
+    path: &Path,
+    out: &Path,
+    backend: Backend,
+    view: Option<gpu_collide::draw::View>,
+) -> Result<(), CliError> {
+    let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
+    for warning in &parsed.warnings {
+        note(&format!("warning: {warning}"));
+    }
+    let scene = parsed.scene;
+    let library = scene.validate()?;
+    let mut collider: Box<dyn Collider> = match backend {
+        Backend::Cpu => Box::new(CpuCollider::new(library)),
+        Backend::Gpu => Box::new(GpuCollider::new(&GpuContext::new()?, library)?),
+    };
+    let overlay = gpu_collide::draw::Overlay {
+        pairs: collider.find_pairs(&scene.bodies)?,
+    };
+    let svg = gpu_collide::draw::svg(&scene, &overlay, view);
+    std::fs::write(out, svg).map_err(|source| CliError::Write {
+        path: out.display().to_string(),
+        source,
+    })?;
+    note(&format!(
+        "drew {} bodies and {} pairs to {}",
+        scene.bodies.len(),
+        overlay.pairs.len(),
+        out.display()
+    ));
+    Ok(())
 }
 
 /// `{"pairs": [[i, j], ...]}`, as the format prescribes.

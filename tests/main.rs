@@ -7,6 +7,7 @@
 mod bench_cli;
 mod cli;
 mod cross_check;
+mod draw;
 mod fuzz;
 mod known_cases;
 mod limits;
