@@ -282,8 +282,8 @@ fn frames_recorded_from_host_bodies_match_find_pairs() {
     let expected = GpuCollider::new(&context, scene.validate().expect("valid"))
         .and_then(|mut fresh| fresh.find_pairs(&scene.bodies))
         .expect("find_pairs");
-    // This crowded scene has more pairs than the first buffers (half a pair a body):
-    // the first frames say so, and the buffers grow once their counts come back.
+    // Should a frame have more pairs than the buffers hold, it says so, and the buffers
+    // grow once its counts come back: the loop waits for a complete frame.
     for frame in 0..4 {
         let mut encoder = context.device.create_command_encoder(&Default::default());
         let recorded = collider

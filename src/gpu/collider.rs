@@ -381,7 +381,8 @@ impl GpuCollider {
     }
 
     /// Grows the body buffers to hold `count` bodies, if they do not, and the candidate
-    /// and pair buffers to a candidate and half a pair a body: most scenes' first frame
+    /// and pair buffers to two candidates and a pair a body (16 and 8 bytes, a fraction of
+    /// the 200-odd bytes a body costs in the grid's buffers): most scenes' first frame
     /// then fits, so a one-shot `pairs` on a large file runs once, and a frame recorded
     /// into the caller's encoder (which cannot run again) is whole from the start. A
     /// scene with more grows after its first frame as before.
@@ -391,8 +392,10 @@ impl GpuCollider {
             let c = self.capacity;
             self.resize(Capacity {
                 bodies: grown(count),
-                candidates: c.candidates.max(grown(count).min(pair_items)),
-                pairs: c.pairs.max(grown(count / 2).min(pair_items)),
+                candidates: c
+                    .candidates
+                    .max(grown(count.saturating_mul(2)).min(pair_items)),
+                pairs: c.pairs.max(grown(count).min(pair_items)),
                 ..c
             })?;
         }
