@@ -21,6 +21,11 @@ pub struct Body {
     pub position: Vec2,
     /// Rotation in radians, counter-clockwise, about the origin. Bitmask bodies must have 0.
     pub angle: f32,
+    /// The body's displacement over the frame: it sweeps, without turning, from
+    /// `position` at `t = 0` to `position + velocity` at `t = 1` (scene format 1.1, `vx`,
+    /// `vy`). [`Vec2::ZERO`] unless set; bitmask bodies cannot move. When any body of a
+    /// frame moves, [`crate::Collider::find_pairs`] answers the swept question.
+    pub velocity: Vec2,
     /// The groups this body belongs to.
     pub layer: u32,
     /// The groups this body may collide with.
@@ -38,6 +43,7 @@ impl Body {
             shape,
             position,
             angle: 0.0,
+            velocity: Vec2::ZERO,
             layer: u32::MAX,
             mask: u32::MAX,
             id: NO_ID,
@@ -52,6 +58,16 @@ impl Body {
     /// The same body rotated by `angle` radians.
     pub fn with_angle(self, angle: f32) -> Self {
         Body { angle, ..self }
+    }
+
+    /// The same body moving by `velocity` over the frame (see [`Body::velocity`]).
+    pub fn with_velocity(self, velocity: Vec2) -> Self {
+        Body { velocity, ..self }
+    }
+
+    /// Whether the body moves during the frame.
+    pub fn moves(&self) -> bool {
+        self.velocity != Vec2::ZERO
     }
 
     /// The same body with these layer and mask bits.

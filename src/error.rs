@@ -12,6 +12,12 @@ pub enum Location {
     Shape(usize),
     /// The body with this index in the body list.
     Body(usize),
+    /// The ray with this index in the scene's `rays` (format 1.1).
+    Ray(usize),
+    /// The point query with this index in the scene's `points` (format 1.1).
+    Point(usize),
+    /// The box query with this index in the scene's `boxes` (format 1.1).
+    Box(usize),
 }
 
 impl fmt::Display for Location {
@@ -20,6 +26,9 @@ impl fmt::Display for Location {
             Location::Scene => write!(f, "scene"),
             Location::Shape(i) => write!(f, "shape {i}"),
             Location::Body(i) => write!(f, "body {i}"),
+            Location::Ray(i) => write!(f, "ray {i}"),
+            Location::Point(i) => write!(f, "point {i}"),
+            Location::Box(i) => write!(f, "box {i}"),
         }
     }
 }
@@ -161,6 +170,15 @@ pub enum Error {
     /// the order they were submitted); the message says what to do instead.
     #[error("{0}")]
     InvalidUse(String),
+    /// The backend does not answer this question yet (swept pairs, contacts or queries
+    /// on the gpu backend): nothing was computed, and another backend can answer it.
+    #[error("{what} is not implemented on the {backend} backend yet; use the cpu backend")]
+    Unsupported {
+        /// The backend's name (`gpu`).
+        backend: String,
+        /// What was asked, e.g. `contacts`.
+        what: String,
+    },
     /// A [`crate::Collider`] implemented outside this crate failed (the benchmark's
     /// parry2d baseline, when a shape is beyond it): the backend's name and what it said.
     #[error("{backend}: {message}")]

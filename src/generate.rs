@@ -85,7 +85,11 @@ pub fn random_scene(kind: SceneKind, bodies: usize, seed: u64) -> Scene {
             body
         })
         .collect();
-    Scene { shapes, bodies }
+    Scene {
+        shapes,
+        bodies,
+        ..Scene::default()
+    }
 }
 
 /// A convex polygon: 3 to 16 points at increasing angles on a random ellipse.
@@ -233,6 +237,7 @@ impl BulletHell {
             scene: Scene {
                 shapes,
                 bodies: scene_bodies,
+                ..Scene::default()
             },
             velocities,
             half_size,

@@ -160,6 +160,8 @@ impl ShapeLibrary {
                 ("x", body.position.x),
                 ("y", body.position.y),
                 ("angle", body.angle),
+                ("vx", body.velocity.x),
+                ("vy", body.velocity.y),
             ] {
                 if !value.is_finite() {
                     return Err(SceneError::new(
@@ -176,6 +178,17 @@ impl ShapeLibrary {
                         "angle",
                         format!("a bitmask body cannot be rotated (angle {})", body.angle),
                     ));
+                }
+                // Bitmasks are tested cell by cell against whole-number offsets, and a
+                // sweep of a bitmask would need its cells swept too: they stay put.
+                for (field, value) in [("vx", body.velocity.x), ("vy", body.velocity.y)] {
+                    if value != 0.0 {
+                        return Err(SceneError::new(
+                            location,
+                            field,
+                            format!("a bitmask body cannot move ({field} {value})"),
+                        ));
+                    }
                 }
                 for (field, value) in [("x", body.position.x), ("y", body.position.y)] {
                     if value.fract() != 0.0 || value.abs() > MAX_BITMASK_COORDINATE {

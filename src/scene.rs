@@ -14,6 +14,7 @@ use serde_json::{json, Map, Number, Value};
 use crate::body::Body;
 use crate::error::{Error, Location, SceneError};
 use crate::library::{ShapeLibrary, MAX_BITMASK_COORDINATE};
+use crate::query::{BoxQuery, PointQuery, QueryBatch, Ray};
 use crate::shapes::{Bitmask, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
 
 /// A shape library and the bodies that use it.
@@ -30,6 +31,8 @@ pub struct Scene {
     pub shapes: Vec<Shape>,
     /// The bodies.
     pub bodies: Vec<Body>,
+    /// The scene's queries (format 1.1: `rays`, `points`, `boxes`), empty when it has none.
+    pub queries: QueryBatch,
 }
 
 /// A scene read from JSON, with warnings about fields the format does not know.
@@ -63,6 +66,7 @@ impl Scene {
     pub fn validate(&self) -> Result<ShapeLibrary, SceneError> {
         let library = ShapeLibrary::new(&self.shapes)?;
         library.check_bodies(&self.bodies)?;
+        self.queries.validate()?;
         Ok(library)
     }
 
@@ -70,8 +74,56 @@ impl Scene {
     pub fn to_json(&self) -> String {
         let shapes: Vec<Value> = self.shapes.iter().map(shape_json).collect();
         let bodies: Vec<Value> = self.bodies.iter().map(body_json).collect();
-        json!({ "shapes": shapes, "bodies": bodies }).to_string()
+        let mut top = Map::new();
+        top.insert("shapes".into(), json!(shapes));
+        top.insert("bodies".into(), json!(bodies));
+        // A scene without queries stays a version 1 file.
+        let q = &self.queries;
+        if !q.rays.is_empty() {
+            let rays: Vec<Value> = q.rays.iter().map(ray_json).collect();
+            top.insert("rays".into(), json!(rays));
+        }
+        if !q.points.is_empty() {
+            let points: Vec<Value> = q.points.iter().map(point_json).collect();
+            top.insert("points".into(), json!(points));
+        }
+        if !q.boxes.is_empty() {
+            let boxes: Vec<Value> = q.boxes.iter().map(box_json).collect();
+            top.insert("boxes".into(), json!(boxes));
+        }
+        Value::Object(top).to_string()
     }
+}
+
+/// Adds `mask` to a query's object unless it is the default.
+fn with_mask(mut object: Map<String, Value>, mask: u32) -> Value {
+    if mask != u32::MAX {
+        object.insert("mask".into(), json!(mask));
+    }
+    Value::Object(object)
+}
+
+fn ray_json(ray: &Ray) -> Value {
+    let mut object = Map::new();
+    object.insert("x".into(), json!(ray.origin.x));
+    object.insert("y".into(), json!(ray.origin.y));
+    object.insert("dx".into(), json!(ray.delta.x));
+    object.insert("dy".into(), json!(ray.delta.y));
+    with_mask(object, ray.mask)
+}
+
+fn point_json(point: &PointQuery) -> Value {
+    let mut object = Map::new();
+    object.insert("x".into(), json!(point.point.x));
+    object.insert("y".into(), json!(point.point.y));
+    with_mask(object, point.mask)
+}
+
+fn box_json(query: &BoxQuery) -> Value {
+    let mut object = Map::new();
+    object.insert("min".into(), json!([query.min.x, query.min.y]));
+    object.insert("max".into(), json!([query.max.x, query.max.y]));
+    with_mask(object, query.mask)
 }
 
 fn shape_json(shape: &Shape) -> Value {
@@ -94,6 +146,12 @@ fn body_json(body: &Body) -> Value {
     object.insert("y".into(), json!(body.position.y));
     if body.angle != 0.0 {
         object.insert("angle".into(), json!(body.angle));
+    }
+    if body.velocity.x != 0.0 {
+        object.insert("vx".into(), json!(body.velocity.x));
+    }
+    if body.velocity.y != 0.0 {
+        object.insert("vy".into(), json!(body.velocity.y));
     }
     if body.layer != u32::MAX {
         object.insert("layer".into(), json!(body.layer));
@@ -294,6 +352,15 @@ impl JsonPath<'_> {
             [JsonPath::Key(_, "bodies"), JsonPath::Index(_, i), rest @ ..] => {
                 (Location::Body(*i), rest)
             }
+            [JsonPath::Key(_, "rays"), JsonPath::Index(_, i), rest @ ..] => {
+                (Location::Ray(*i), rest)
+            }
+            [JsonPath::Key(_, "points"), JsonPath::Index(_, i), rest @ ..] => {
+                (Location::Point(*i), rest)
+            }
+            [JsonPath::Key(_, "boxes"), JsonPath::Index(_, i), rest @ ..] => {
+                (Location::Box(*i), rest)
+            }
             all => (Location::Scene, all),
         };
         let within: Vec<String> = inner
@@ -486,7 +553,12 @@ fn bytes_text(bytes: u64) -> String {
 }
 
 fn parse_scene(value: &Value, warnings: &mut Vec<String>) -> Result<Scene, SceneError> {
-    let top = Fields::new(Location::Scene, value, "", &["shapes", "bodies"])?;
+    let top = Fields::new(
+        Location::Scene,
+        value,
+        "",
+        &["shapes", "bodies", "rays", "points", "boxes"],
+    )?;
     top.warn_unknown(warnings);
     let list = |field: &str| -> Result<&[Value], SceneError> {
         match top.object.get(field) {
@@ -520,7 +592,135 @@ fn parse_scene(value: &Value, warnings: &mut Vec<String>) -> Result<Scene, Scene
         .enumerate()
         .map(|(i, v)| parse_body(Location::Body(i), v, &shapes, warnings))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Scene { shapes, bodies })
+    // The query lists of format 1.1 are optional: absent means none.
+    let optional_list = |field: &str| -> Result<&[Value], SceneError> {
+        match top.object.get(field) {
+            None => Ok(&[]),
+            Some(Value::Array(items)) => Ok(items),
+            Some(other) => Err(top.error(field, format!("must be a list, not {}", kind_of(other)))),
+        }
+    };
+    let rays = optional_list("rays")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_ray(Location::Ray(i), v, warnings))
+        .collect::<Result<Vec<_>, _>>()?;
+    let points = optional_list("points")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_point(Location::Point(i), v, warnings))
+        .collect::<Result<Vec<_>, _>>()?;
+    let boxes = optional_list("boxes")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_box(Location::Box(i), v, warnings))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Scene {
+        shapes,
+        bodies,
+        queries: QueryBatch {
+            rays,
+            points,
+            boxes,
+        },
+    })
+}
+
+/// A required coordinate of a query, as f32.
+fn query_number(fields: &Fields, field: &str) -> Result<f32, SceneError> {
+    let value = fields.required_number(field)?;
+    to_f32(fields, field, value)
+}
+
+/// A query's `mask`: a u32, every bit set when absent.
+fn query_mask(fields: &Fields) -> Result<u32, SceneError> {
+    Ok(fields
+        .integer("mask", u32::MAX as u64)?
+        .unwrap_or(u32::MAX as u64) as u32)
+}
+
+fn parse_ray(
+    location: Location,
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<Ray, SceneError> {
+    let fields = Fields::new(location, value, "", &["x", "y", "dx", "dy", "mask"])?;
+    fields.warn_unknown(warnings);
+    let origin = glam::Vec2::new(query_number(&fields, "x")?, query_number(&fields, "y")?);
+    let delta = glam::Vec2::new(query_number(&fields, "dx")?, query_number(&fields, "dy")?);
+    let ray = Ray::new(origin, delta).with_mask(query_mask(&fields)?);
+    // Here rather than only in `QueryBatch::validate`, so the message quotes the file's
+    // numbers: a delta of 1e-50 is not zero in the file but is in f32.
+    if delta == glam::Vec2::ZERO {
+        let (dx, dy) = (fields.required_number("dx")?, fields.required_number("dy")?);
+        let why = if dx == 0.0 && dy == 0.0 {
+            "zero length: a ray must go somewhere".to_string()
+        } else {
+            format!(
+                "zero length as 32-bit floats ({}, {}): a ray must go somewhere",
+                number_text(dx),
+                number_text(dy)
+            )
+        };
+        return Err(fields.error("dx, dy", why));
+    }
+    Ok(ray)
+}
+
+fn parse_point(
+    location: Location,
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<PointQuery, SceneError> {
+    let fields = Fields::new(location, value, "", &["x", "y", "mask"])?;
+    fields.warn_unknown(warnings);
+    let point = glam::Vec2::new(query_number(&fields, "x")?, query_number(&fields, "y")?);
+    Ok(PointQuery::new(point).with_mask(query_mask(&fields)?))
+}
+
+fn parse_box(
+    location: Location,
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<BoxQuery, SceneError> {
+    let fields = Fields::new(location, value, "", &["min", "max", "mask"])?;
+    fields.warn_unknown(warnings);
+    let corner = |field: &str| -> Result<(f64, f64), SceneError> {
+        let Some(item) = fields.object.get(field) else {
+            return Err(fields.error(field, "is required"));
+        };
+        item.as_array()
+            .filter(|a| a.len() == 2)
+            .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)))
+            .ok_or_else(|| {
+                fields.error(
+                    field,
+                    format!("must be [x, y] with two numbers, not {}", quote(item)),
+                )
+            })
+    };
+    let (min, max) = (corner("min")?, corner("max")?);
+    for (axis, lo, hi) in [("x", min.0, max.0), ("y", min.1, max.1)] {
+        if lo > hi {
+            return Err(fields.error(
+                "min, max",
+                format!(
+                    "min is greater than max on {axis} ({} > {})",
+                    number_text(lo),
+                    number_text(hi)
+                ),
+            ));
+        }
+    }
+    let min = glam::Vec2::new(
+        to_f32(&fields, "min", min.0)?,
+        to_f32(&fields, "min", min.1)?,
+    );
+    let max = glam::Vec2::new(
+        to_f32(&fields, "max", max.0)?,
+        to_f32(&fields, "max", max.1)?,
+    );
+    Ok(BoxQuery::new(min, max).with_mask(query_mask(&fields)?))
 }
 
 const SHAPE_KINDS: &[&str] = &["polygon", "circle", "bitmask"];
@@ -667,7 +867,7 @@ fn parse_body(
         location,
         value,
         "",
-        &["shape", "x", "y", "angle", "layer", "mask"],
+        &["shape", "x", "y", "angle", "vx", "vy", "layer", "mask"],
     )?;
     fields.warn_unknown(warnings);
     let shape = fields
@@ -684,7 +884,19 @@ fn parse_body(
     };
     let (x, y) = (fields.required_number("x")?, fields.required_number("y")?);
     let angle = fields.number("angle")?.unwrap_or(0.0);
+    let (vx, vy) = (
+        fields.number("vx")?.unwrap_or(0.0),
+        fields.number("vy")?.unwrap_or(0.0),
+    );
     if let Shape::Bitmask(_) = kind {
+        for (field, v) in [("vx", vx), ("vy", vy)] {
+            if v != 0.0 {
+                return Err(fields.error(
+                    field,
+                    format!("a bitmask body cannot move ({field} {})", number_text(v)),
+                ));
+            }
+        }
         // Checked here in f64: rounding to f32 could make 3.0000001 look whole.
         for (field, v) in [("x", x), ("y", y)] {
             if v.fract() != 0.0 || v.abs() > MAX_BITMASK_COORDINATE as f64 {
@@ -728,6 +940,7 @@ fn parse_body(
         shape: shape as u32,
         position: glam::Vec2::new(to_f32(&fields, "x", x)?, to_f32(&fields, "y", y)?),
         angle: to_f32(&fields, "angle", angle)?,
+        velocity: glam::Vec2::new(to_f32(&fields, "vx", vx)?, to_f32(&fields, "vy", vy)?),
         layer: filter("layer")?,
         mask: filter("mask")?,
         // Scene files carry no ids: a body is its index there.
@@ -788,6 +1001,32 @@ mod tests {
         assert_eq!(number_text(-2.5), "-2.5");
         assert_eq!(number_text(3.0), "3");
         assert_eq!(number_text(1e-300), "1e-300");
+    }
+
+    #[test]
+    fn motion_and_queries_are_written_back_as_read() {
+        let text = r#"{"shapes": [{"circle": 1.0}], "bodies": [
+            {"shape": 0, "x": 0, "y": 0, "vx": 30, "vy": -2.5, "layer": 2, "mask": 1},
+            {"shape": 0, "x": 5, "y": 0}],
+            "rays": [{"x": -10, "y": 0.5, "dx": 40, "dy": 0, "mask": 1}],
+            "points": [{"x": 15, "y": 3}],
+            "boxes": [{"min": [-2, -2], "max": [2, 2]}]}"#;
+        let scene = Scene::from_json(text).expect("valid");
+        assert_eq!(scene.bodies[0].velocity, glam::Vec2::new(30.0, -2.5));
+        assert_eq!(scene.bodies[1].velocity, glam::Vec2::ZERO);
+        assert_eq!(scene.queries.rays[0].mask, 1);
+        assert_eq!(scene.queries.points[0].mask, u32::MAX);
+        assert_eq!(scene.queries.boxes[0].max, glam::Vec2::new(2.0, 2.0));
+        assert_eq!(Scene::from_json(&scene.to_json()).expect("valid"), scene);
+        // A version 1 scene is written as version 1: no new keys.
+        let still = Scene::from_json(
+            r#"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0}]}"#,
+        )
+        .expect("valid")
+        .to_json();
+        for key in ["vx", "vy", "rays", "points", "boxes"] {
+            assert!(!still.contains(key), "{still}");
+        }
     }
 
     #[test]

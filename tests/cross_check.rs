@@ -123,6 +123,7 @@ fn one_collider_over_frames_that_move_grow_and_refilter() {
         let text = Scene {
             shapes: scene.shapes.clone(),
             bodies: bodies.clone(),
+            ..Scene::default()
         }
         .to_json();
         let truth = oracle::oracle(&text);

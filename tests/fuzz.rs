@@ -875,7 +875,11 @@ impl SceneRecipe {
                 body
             })
             .collect();
-        Scene { shapes, bodies }
+        Scene {
+            shapes,
+            bodies,
+            ..Scene::default()
+        }
     }
 }
 

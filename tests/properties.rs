@@ -59,6 +59,7 @@ fn oracle_of(shapes: &[Shape], bodies: &[Body]) -> oracle::OracleResult {
     let text = Scene {
         shapes: shapes.to_vec(),
         bodies: bodies.to_vec(),
+        ..Scene::default()
     }
     .to_json();
     oracle::oracle(&text)

@@ -226,6 +226,100 @@ const MALFORMED: &[(&str, &[&str])] = &[
         r###"{"shapes": [{"circle": 1}], "bodies": [5]}"###,
         &["body 0", "object"],
     ),
+    // Format 1.1: motion.
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 2}]}"###,
+        &["body 0", "vx", "bitmask body cannot move", "2"],
+    ),
+    (
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 0, "vy": -0.5}]}"###,
+        &["body 0", "vy", "cannot move"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 1e300}]}"###,
+        &["body 0", "vx", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "vy": "fast"}]}"###,
+        &["body 0", "vy", "number"],
+    ),
+    // Format 1.1: queries. Each names its list, index and field.
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 1, "dy": 0}, {"x": 0, "y": 0, "dx": 0, "dy": 0}]}"###,
+        &["ray 1: dx, dy: zero length"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 1e-50, "dy": 0}]}"###,
+        &["ray 0: dx, dy: zero length", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 1e39, "dx": 1, "dy": 0}]}"###,
+        &["ray 0: y:", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 1}]}"###,
+        &["ray 0: dy:", "required"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 1, "dy": 0, "mask": 4294967296}]}"###,
+        &["ray 0: mask:", "4294967295"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 1, "dy": 0, "mask": -1}]}"###,
+        &["ray 0: mask:"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": {}}"###,
+        &["scene: rays:", "list"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [[0, 0, 1, 1]]}"###,
+        &["ray 0", "object"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "x": 1, "dx": 1, "dy": 0}]}"###,
+        &["ray 0", "x", "more than once"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "points": [{"x": 0, "y": 0}, {"x": 1e39, "y": 0}]}"###,
+        &["point 1: x:", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "points": [{"x": 0}]}"###,
+        &["point 0: y:", "required"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "points": [{"x": 0, "y": 0, "mask": 0.5}]}"###,
+        &["point 0: mask:", "whole"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "points": 3}"###,
+        &["scene: points:", "list"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "boxes": [{"min": [0, 0], "max": [1, 1]}, {"min": [2, 0], "max": [1, 1]}]}"###,
+        &["box 1: min, max:", "greater than max on x", "2 > 1"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "boxes": [{"min": [0, 3], "max": [1, 1]}]}"###,
+        &["box 0: min, max:", "on y"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "boxes": [{"min": [0, 0], "max": [1e39, 1]}]}"###,
+        &["box 0: max:", "32-bit"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "boxes": [{"min": [0], "max": [1, 1]}]}"###,
+        &["box 0: min:", "[x, y]"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "boxes": [{"max": [1, 1]}]}"###,
+        &["box 0: min:", "required"],
+    ),
+    (
+        r###"{"shapes": [], "bodies": [], "boxes": [{"min": [0, 0], "max": [1, 1], "mask": 4294967296}]}"###,
+        &["box 0: mask:", "4294967295"],
+    ),
 ];
 
 #[test]
@@ -252,6 +346,10 @@ fn valid_scenes_are_accepted() {
         // Clockwise winding is accepted and normalised.
         r###"{"shapes": [{"polygon": [[0,0],[0,1],[1,1],[1,0]]}], "bodies": []}"###,
         r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": -16384, "y": 3.0, "angle": 0}]}"###,
+        // Format 1.1: a still bitmask may say so, queries may be empty or degenerate.
+        r###"{"shapes": [{"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}], "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 0, "vy": -0.0}]}"###,
+        r###"{"shapes": [], "bodies": [], "rays": [], "points": [], "boxes": []}"###,
+        r###"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 0, "dy": -1, "mask": 0}], "boxes": [{"min": [1, 2], "max": [1, 2]}]}"###,
     ] {
         Scene::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     }
@@ -336,6 +434,14 @@ fn bodies_breaking_rules_are_refused_by_the_library_api() {
         ),
         (Body::new(1, glam::Vec2::new(0.5, 0.0)), "whole"),
         (Body::new(1, glam::Vec2::ZERO).with_angle(1.0), "rotated"),
+        (
+            Body::new(1, glam::Vec2::ZERO).with_velocity(glam::Vec2::new(0.0, 1.0)),
+            "vy: a bitmask body cannot move",
+        ),
+        (
+            Body::new(0, glam::Vec2::ZERO).with_velocity(glam::Vec2::new(f32::NAN, 1.0)),
+            "vx",
+        ),
     ];
     for (bad, word) in cases {
         let bodies = [Body::new(0, glam::Vec2::ZERO), bad];

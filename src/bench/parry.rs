@@ -313,6 +313,7 @@ mod tests {
                 Body::new(0, glam::Vec2::new(2.0, 0.0)), // shares an edge with 0
                 Body::new(0, glam::Vec2::new(-1.0, 1.0)), // shares a cell with 0
             ],
+            ..crate::Scene::default()
         };
         let mut parry = ParryCollider::new(scene.validate().expect("valid")).expect("parry");
         assert_eq!(
@@ -334,6 +335,7 @@ mod tests {
                 Body::new(1, glam::Vec2::ZERO),
                 Body::new(1, glam::Vec2::new(1.0, 0.0)),
             ],
+            ..crate::Scene::default()
         };
         let mut parry = ParryCollider::new(scene.validate().expect("valid")).expect("parry");
         assert_eq!(
