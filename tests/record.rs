@@ -235,8 +235,8 @@ fn recorded_frames_match_find_pairs(context: &GpuContext, kind: SceneKind, seed:
     );
 
     let last_scene = Scene {
-        shapes: scene.shapes.clone(),
         bodies: last.clone(),
+        ..scene.clone()
     };
     let blocking = collider.find_pairs(&last).expect("find_pairs");
     assert!(!blocking.is_empty());
