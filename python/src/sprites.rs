@@ -1,0 +1,393 @@
+//! `SpriteCollider`: pygame's `groupcollide(a, b, False, False, collide_mask)` over the
+//! library, with the sprites' masks kept as shapes from one frame to the next.
+//!
+//! pygame's `collide_mask(left, right)` asks `left.mask.overlap(right.mask, offset)` with
+//! `offset = right.rect[:2] - left.rect[:2]`: whether a set pixel of one mask lies on a set
+//! pixel of the other when each mask's pixel (0, 0) sits at its sprite's `rect` top-left.
+//! A library bitmask body at whole coordinates (x, y) puts pixel (c, r) on the world cell
+//! (x + c, y + r), and two bitmasks collide exactly when some world cell is set in both
+//! (docs/scene-format.md, and `bitmask_bitmask` in the CPU narrow phase: a word-wide AND
+//! of the rows both cover). So a sprite is a body at `rect[0], rect[1]` whose shape is its
+//! mask, and the pairs are pygame's, with no edge effects: two masks whose set pixels only
+//! share an edge share no cell, in pygame and here. The tests hold this to pygame itself.
+//!
+//! Masks are looked up by identity (one mask object shared by many sprites is read once
+//! a frame) and by content (equal masks are one shape); a mask changed in place since the
+//! last frame is seen, since its bits are compared each frame, so the cache never answers
+//! for pixels that are no longer there.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use gpu_collide::{glam::Vec2, Body, Shape, ShapeLibrary};
+use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::bits::{self, MaskBits, RawMask};
+use crate::{lock, Backend, Engine};
+
+/// Largest distance of a sprite from the first one, so that every cell edge of every
+/// mask (up to 8192 pixels further) is a whole number f32 holds exactly (2^24).
+const MAX_SPREAD: i64 = (1 << 24) - 8192;
+
+/// Layers of the two groups' bodies: a body of one group only meets bodies of the other.
+const GROUP_A: u32 = 0b01;
+const GROUP_B: u32 = 0b10;
+
+/// A mask object seen before, kept alive so that its address names it alone.
+struct KnownMask {
+    _object: Py<PyAny>,
+    raw: RawMask,
+    /// Its shape, or None for a mask with no set pixel (which overlaps nothing).
+    shape: Option<u32>,
+    /// The frame it was last checked in.
+    seen: u64,
+}
+
+/// The shapes of the masks seen, by identity and by content.
+#[derive(Default)]
+struct MaskCache {
+    by_object: HashMap<usize, KnownMask>,
+    by_content: HashMap<MaskBits, u32>,
+    /// The library's shapes, in order.
+    shapes: Vec<MaskBits>,
+    /// The frame each shape was last used in.
+    shape_seen: Vec<u64>,
+    /// Bumped whenever `shapes` changes, so the collider is rebuilt.
+    generation: u64,
+    frame: u64,
+}
+
+impl MaskCache {
+    /// The shape of `mask`; `fresh` masks (just made by `from_surface`) are not kept by
+    /// identity, as nothing will hand the same object again.
+    fn shape_of(&mut self, mask: &Bound<'_, PyAny>, fresh: bool) -> PyResult<Option<u32>> {
+        let key = mask.as_ptr() as usize;
+        let frame = self.frame;
+        if !fresh {
+            if let Some(known) = self.by_object.get_mut(&key) {
+                if known.seen == frame {
+                    return Ok(known.shape);
+                }
+                let raw = RawMask::read(mask)?;
+                if raw.same_pixels_as(&known.raw) {
+                    known.seen = frame;
+                    let shape = known.shape;
+                    self.mark(shape);
+                    return Ok(shape);
+                }
+                // Changed in place: it is looked up again by content below.
+                let shape = self.by_content_of(&raw)?;
+                self.by_object.insert(
+                    key,
+                    KnownMask {
+                        _object: mask.clone().unbind(),
+                        raw,
+                        shape,
+                        seen: frame,
+                    },
+                );
+                return Ok(shape);
+            }
+        }
+        let raw = RawMask::read(mask)?;
+        let shape = self.by_content_of(&raw)?;
+        if !fresh {
+            self.by_object.insert(
+                key,
+                KnownMask {
+                    _object: mask.clone().unbind(),
+                    raw,
+                    shape,
+                    seen: frame,
+                },
+            );
+        }
+        Ok(shape)
+    }
+
+    /// The shape with these pixels, added if new.
+    fn by_content_of(&mut self, raw: &RawMask) -> PyResult<Option<u32>> {
+        let bits = raw.to_bits();
+        if bits.is_empty() {
+            return Ok(None);
+        }
+        let shape = match self.by_content.get(&bits) {
+            Some(&shape) => shape,
+            None => {
+                bits::check_side(bits.width, bits.height)?;
+                let shape = self.shapes.len() as u32;
+                self.shapes.push(bits.clone());
+                self.shape_seen.push(self.frame);
+                self.by_content.insert(bits, shape);
+                self.generation += 1;
+                shape
+            }
+        };
+        self.mark(Some(shape));
+        Ok(Some(shape))
+    }
+
+    fn mark(&mut self, shape: Option<u32>) {
+        if let Some(s) = shape {
+            self.shape_seen[s as usize] = self.frame;
+        }
+    }
+
+    /// After a frame's lookups: forget mask objects not seen for a while, and tell
+    /// whether the library holds so many shapes this frame did not use (a game that
+    /// makes new masks every frame) that it should be rebuilt from this frame's alone.
+    fn tidy(&mut self) -> bool {
+        let frame = self.frame;
+        let seen = self.by_object.values().filter(|k| k.seen == frame).count();
+        if self.by_object.len() > 2 * seen + 1024 {
+            self.by_object.retain(|_, k| k.seen == frame);
+        }
+        let used = self.shape_seen.iter().filter(|&&f| f == frame).count();
+        self.shapes.len() > 2 * used + 256
+    }
+
+    fn clear(&mut self) {
+        let frame = self.frame;
+        *self = MaskCache {
+            generation: self.generation + 1,
+            frame,
+            ..MaskCache::default()
+        };
+    }
+}
+
+impl RawMask {
+    fn same_pixels_as(&self, other: &RawMask) -> bool {
+        self.width == other.width
+            && self.height == other.height
+            && self.item_size == other.item_size
+            && self.bytes == other.bytes
+    }
+}
+
+struct SpriteState {
+    cache: MaskCache,
+    /// The collider over `cache.shapes` as of `built`.
+    engine: Option<Engine>,
+    built: u64,
+    bodies: Vec<Body>,
+    /// For each body, the index of its sprite in its group.
+    owners: Vec<usize>,
+    /// `pygame.mask.from_surface`, looked up on first need.
+    from_surface: Option<Py<PyAny>>,
+}
+
+/// pygame's `groupcollide(..., collide_mask)` on the library; keeps the masks it has seen
+/// as uploaded shapes from call to call.
+#[pyclass(module = "gpu_collide._native")]
+pub struct SpriteCollider {
+    state: Mutex<SpriteState>,
+    backend: Backend,
+}
+
+/// A sprite's `rect[0]` and `rect[1]` and its mask, as `collide_mask` reads them.
+struct SpriteView<'py> {
+    x: i64,
+    y: i64,
+    mask: Bound<'py, PyAny>,
+    fresh: bool,
+}
+
+impl SpriteState {
+    fn read_sprite<'py>(&mut self, sprite: &Bound<'py, PyAny>) -> PyResult<SpriteView<'py>> {
+        let py = sprite.py();
+        let rect = sprite.getattr("rect")?;
+        let coordinate = |k: usize| -> PyResult<i64> {
+            rect.get_item(k)?.extract::<i64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "sprite.rect[{k}] must be an integer (a pygame.Rect), not {}",
+                    rect.get_item(k)
+                        .map(|v| bits::type_name(&v))
+                        .unwrap_or_default()
+                ))
+            })
+        };
+        let (x, y) = (coordinate(0)?, coordinate(1)?);
+        // collide_mask: `sprite.mask` if it has one, else a mask made from its image.
+        match sprite.getattr("mask") {
+            Ok(mask) => Ok(SpriteView {
+                x,
+                y,
+                mask,
+                fresh: false,
+            }),
+            Err(e) if e.is_instance_of::<PyAttributeError>(py) => {
+                let from_surface = match &self.from_surface {
+                    Some(f) => f.bind(py).clone(),
+                    None => {
+                        let f = py.import("pygame.mask")?.getattr("from_surface")?;
+                        self.from_surface = Some(f.clone().unbind());
+                        f
+                    }
+                };
+                let mask = from_surface.call1((sprite.getattr("image")?,))?;
+                Ok(SpriteView {
+                    x,
+                    y,
+                    mask,
+                    fresh: true,
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Turns the two groups' sprites into bodies (A's first), skipping sprites whose
+    /// masks have no set pixel; returns how many bodies are A's.
+    fn gather(&mut self, a: &[Bound<'_, PyAny>], b: &[Bound<'_, PyAny>]) -> PyResult<usize> {
+        self.bodies.clear();
+        self.owners.clear();
+        let mut origin: Option<(i64, i64)> = None;
+        let mut split = 0;
+        for (group, sprites, layer) in [(0, a, GROUP_A), (1, b, GROUP_B)] {
+            let other = layer ^ (GROUP_A | GROUP_B);
+            for (index, sprite) in sprites.iter().enumerate() {
+                let view = self.read_sprite(sprite)?;
+                let Some(shape) = self.cache.shape_of(&view.mask, view.fresh)? else {
+                    continue;
+                };
+                // Only differences of positions matter: measure from the first sprite,
+                // so that large world coordinates stay within what f32 holds exactly.
+                let (ox, oy) = *origin.get_or_insert((view.x, view.y));
+                let (dx, dy) = (view.x - ox, view.y - oy);
+                if dx.abs() > MAX_SPREAD || dy.abs() > MAX_SPREAD {
+                    return Err(PyValueError::new_err(format!(
+                        "sprites lie {} pixels apart, more than the {MAX_SPREAD} gpu_collide handles exactly",
+                        dx.abs().max(dy.abs())
+                    )));
+                }
+                self.bodies.push(
+                    Body::new(shape, Vec2::new(dx as f32, dy as f32)).with_filter(layer, other),
+                );
+                self.owners.push(index);
+            }
+            if group == 0 {
+                split = self.bodies.len();
+            }
+        }
+        Ok(split)
+    }
+
+    /// The collider over the current shapes, rebuilt if they changed.
+    fn engine(&mut self, backend: Backend) -> PyResult<&mut Engine> {
+        if self.engine.is_none() || self.built != self.cache.generation {
+            self.engine = None; // free the old one's buffers first
+            let shapes = self
+                .cache
+                .shapes
+                .iter()
+                .map(|bits| {
+                    bits.to_bitmask()
+                        .map(Shape::Bitmask)
+                        .map_err(PyValueError::new_err)
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            let library = ShapeLibrary::new(&shapes).map_err(|e| crate::to_py(e.into()))?;
+            self.engine = Some(Engine::new(backend, library)?);
+            self.built = self.cache.generation;
+        }
+        self.engine
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("no collider"))
+    }
+}
+
+#[pymethods]
+impl SpriteCollider {
+    #[new]
+    #[pyo3(signature = (backend = "auto"))]
+    fn new(backend: &str) -> PyResult<Self> {
+        Ok(SpriteCollider {
+            state: Mutex::new(SpriteState {
+                cache: MaskCache::default(),
+                engine: None,
+                built: 0,
+                bodies: Vec::new(),
+                owners: Vec::new(),
+                from_surface: None,
+            }),
+            backend: Backend::choose(backend)?,
+        })
+    }
+
+    /// `"gpu"` or `"cpu"`.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    /// Distinct mask shapes held (masks with equal pixels are one shape).
+    #[getter]
+    fn cached_shapes(&self) -> PyResult<usize> {
+        Ok(lock(&self.state)?.cache.shapes.len())
+    }
+
+    /// Forget every mask seen (they are read again on the next call).
+    fn clear_cache(&self) -> PyResult<()> {
+        lock(&self.state)?.cache.clear();
+        Ok(())
+    }
+
+    /// What `pygame.sprite.groupcollide(group_a, group_b, False, False,
+    /// pygame.sprite.collide_mask)` returns: each sprite of `group_a` that hits something,
+    /// in `group_a`'s order, to the list of sprites of `group_b` it hits, in `group_b`'s order.
+    fn group_collide<'py>(
+        &self,
+        py: Python<'py>,
+        group_a: &Bound<'py, PyAny>,
+        group_b: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let a: Vec<Bound<'py, PyAny>> = group_a.try_iter()?.collect::<PyResult<_>>()?;
+        let b: Vec<Bound<'py, PyAny>> = group_b.try_iter()?.collect::<PyResult<_>>()?;
+        let result = PyDict::new(py);
+        // pygame reads no sprite when either group is empty: neither do we.
+        if a.is_empty() || b.is_empty() {
+            return Ok(result);
+        }
+        let mut state = lock(&self.state)?;
+        let state = &mut *state;
+        state.cache.frame += 1;
+        let mut split = state.gather(&a, &b)?;
+        if state.cache.tidy() {
+            state.cache.clear();
+            split = state.gather(&a, &b)?;
+        }
+        if split == 0 || split == state.bodies.len() {
+            return Ok(result);
+        }
+        let bodies = std::mem::take(&mut state.bodies);
+        let pairs = state.engine(self.backend)?.find_pairs(py, &bodies);
+        state.bodies = bodies;
+        let pairs = pairs?;
+        // Pairs come sorted, [i, j] with i < j: A's bodies come first, so each pair is
+        // (A body, B body), grouped by the A body in A's order, B bodies ascending.
+        let mut k = 0;
+        while k < pairs.len() {
+            let i = pairs[k][0] as usize;
+            let mut hits = Vec::new();
+            while k < pairs.len() && pairs[k][0] as usize == i {
+                let j = pairs[k][1] as usize;
+                if i >= split || j < split || j >= state.owners.len() {
+                    return Err(PyRuntimeError::new_err(format!(
+                        "internal error: pair ({i}, {j}) does not join the two groups ({split} bodies in the first)"
+                    )));
+                }
+                hits.push(&b[state.owners[j]]);
+                k += 1;
+            }
+            result.set_item(&a[state.owners[i]], PyList::new(py, hits)?)?;
+        }
+        Ok(result)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("SpriteCollider(backend={:?})", self.backend.name())
+    }
+}
