@@ -48,7 +48,8 @@ Shape = Union[Polygon, Circle, Bitmask]
 def _integers(values: Any, name: str, n: int) -> np.ndarray:
     """A 1D integer array of n values, as given (range checks are the caller's)."""
     array = np.asarray(values)
-    if array.dtype.kind not in "iu":
+    # An empty list is float64 to numpy; with no values there is nothing of a wrong type.
+    if array.dtype.kind not in "iu" and array.size:
         raise TypeError(f"{name} must be integers, not {array.dtype}")
     if array.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), not {array.shape}")
@@ -67,11 +68,13 @@ def _bits32(values: Any, name: str, n: int) -> np.ndarray:
 def _reals(values: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
     """A float32 array of this shape from any real (not bool) dtype."""
     array = np.asarray(values)
-    if array.dtype.kind not in "fiu":
+    if array.dtype.kind not in "fiu" and array.size:
         raise TypeError(f"{name} must be floats or integers, not {array.dtype}")
     if array.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, not {array.shape}")
-    return np.ascontiguousarray(array, dtype=np.float32)
+    # A value beyond float32 becomes inf, which the library refuses naming the body.
+    with np.errstate(over="ignore"):
+        return np.ascontiguousarray(array, dtype=np.float32)
 
 
 class Collider(_native.Collider):
