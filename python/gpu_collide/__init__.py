@@ -12,7 +12,9 @@ gpu_collide puts the gpu-collide Rust library in the hands of numpy and pygame u
 
 Backends: ``"gpu"`` runs WGSL compute shaders through wgpu on any adapter (a software
 one such as lavapipe works, slowly); ``"cpu"`` runs the same stages on all cores;
-``"auto"`` takes the GPU when an adapter opens and the CPU otherwise.
+``"auto"`` takes the GPU when a hardware adapter opens and the CPU otherwise (a
+software adapter runs the same work on the same cores as the cpu backend, only
+slower). ``gpu_adapter()`` names the adapter the gpu backend would use.
 
 Errors are Python exceptions with the library's messages: ``TypeError`` for a wrong
 type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
@@ -83,7 +85,8 @@ class Collider(_native.Collider):
     ``Collider(shapes, backend="auto")``: ``shapes`` is a sequence of ``Polygon``,
     ``Circle`` and ``Bitmask``, checked and uploaded once (a bad shape raises
     ``ValueError`` naming it, e.g. ``shape 3: polygon: is not convex (vertex 2)``).
-    ``backend`` is ``"gpu"``, ``"cpu"`` or ``"auto"`` (the GPU if an adapter opens).
+    ``backend`` is ``"gpu"``, ``"cpu"`` or ``"auto"`` (the GPU if a hardware adapter
+    opens, else the CPU); ``collider.backend`` tells which was taken.
 
     Call :meth:`find_pairs` every frame with the bodies where they are now.
     """

@@ -47,7 +47,9 @@ class Bitmask:
 class Collider:
     """The native collider; use ``gpu_collide.Collider``, which adds ``find_pairs``."""
 
-    def __init__(self, shapes: Sequence[Union[Polygon, Circle, Bitmask]], backend: str = "auto") -> None: ...
+    def __init__(self, shapes: Sequence[Union[Polygon, Circle, Bitmask]], backend: str = "auto") -> None:
+        """``backend``: "gpu", "cpu", or "auto" (the GPU if a hardware adapter opens,
+        else the CPU). ValueError names the first bad shape."""
     @property
     def backend(self) -> str:
         """``"gpu"`` or ``"cpu"``: the backend chosen."""

@@ -161,3 +161,16 @@ def test_bitmask_round_trips():
         assert np.array_equal(bm.to_array(), array)
     big = Bitmask(np.ones((4, 10), bool)[::2, ::3])
     assert big.to_array().shape == (2, 4)
+
+
+def test_auto_takes_the_gpu_only_when_it_is_hardware():
+    try:
+        adapter = gpu_collide.gpu_adapter()
+    except RuntimeError:
+        adapter = None
+    # describe_adapter prints "(backend, device type, driver ...)"; llvmpipe, lavapipe
+    # and WARP are of type Cpu.
+    expected = "gpu" if adapter is not None and ", Cpu," not in adapter else "cpu"
+    assert Collider([Circle(1.0)], backend="auto").backend == expected
+    assert gpu_collide.SpriteCollider("auto").backend == expected
+    assert Collider([Circle(1.0)], backend="cpu").backend == "cpu"
