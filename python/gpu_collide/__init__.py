@@ -41,6 +41,7 @@ __all__ = [
     "SpriteCollider",
     "gpu_adapter",
     "group_collide",
+    "group_collide_many",
     "overlap_area",
 ]
 
@@ -180,6 +181,22 @@ def group_collide(
     if collider is None:
         collider = default_sprite_collider()
     return collider.group_collide(group_a, group_b)
+
+
+def group_collide_many(
+    pairs: Iterable[Tuple[Iterable[Any], Iterable[Any]]], *, collider: Optional[SpriteCollider] = None
+) -> List[Dict[Any, List[Any]]]:
+    """``[group_collide(a, b) for a, b in pairs]``, in one pass on the backend.
+
+    Each group is read once however many pairs name it, and all pairs are tested in the
+    same frame, which costs less than one call per pair when groups repeat (players
+    against enemies, enemies against bullets, ...). At most 32 distinct groups (a group
+    paired with itself counts twice). Each dict is exactly what
+    ``pygame.sprite.groupcollide(a, b, False, False, pygame.sprite.collide_mask)`` returns.
+    """
+    if collider is None:
+        collider = default_sprite_collider()
+    return collider.group_collide_many(list(pairs))
 
 
 def _offset(offset: Any) -> Tuple[int, int]:

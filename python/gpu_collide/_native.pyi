@@ -84,6 +84,9 @@ class SpriteCollider:
     def group_collide(self, group_a: Iterable[Any], group_b: Iterable[Any]) -> Dict[Any, List[Any]]:
         """What ``pygame.sprite.groupcollide(group_a, group_b, False, False,
         pygame.sprite.collide_mask)`` returns."""
+    def group_collide_many(self, pairs: Sequence[Tuple[Iterable[Any], Iterable[Any]]]) -> List[Dict[Any, List[Any]]]:
+        """``[self.group_collide(a, b) for a, b in pairs]`` in one pass (at most 32
+        distinct groups, a group paired with itself counting twice)."""
 
 def gpu_adapter() -> str:
     """The GPU adapter the gpu backend uses, described; RuntimeError if none opens."""

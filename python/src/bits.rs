@@ -154,6 +154,7 @@ fn pygame_size(mask: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
 
 /// The raw buffer of a pygame mask: its bytes and its words' layout, checked against the
 /// mask's size so that a buffer of some other shape is refused, never misread.
+#[derive(Default)]
 pub struct RawMask {
     pub width: u32,
     pub height: u32,
@@ -166,6 +167,25 @@ impl RawMask {
     /// Reads `mask`, a `pygame.mask.Mask` (or anything with `get_size()` and the same
     /// buffer layout). A mask with a side of 0 has no bits to read.
     pub fn read(mask: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut raw = RawMask {
+            width: 0,
+            height: 0,
+            item_size: 8,
+            bytes: Vec::new(),
+        };
+        raw.read_into(mask, false)?;
+        Ok(raw)
+    }
+
+    /// Whether `mask` still has the size and pixels read into `self`; if not, `self`
+    /// becomes what it has now. Compared in place, without copying the buffer.
+    pub fn refresh(&mut self, mask: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.read_into(mask, true)
+    }
+
+    /// Reads `mask` into `self`; with `compare`, first tells whether it equals what
+    /// `self` holds, and reads it only if not.
+    fn read_into(&mut self, mask: &Bound<'_, PyAny>, compare: bool) -> PyResult<bool> {
         let (width, height) = pygame_size(mask).map_err(|e| {
             if e.is_instance_of::<pyo3::exceptions::PyAttributeError>(mask.py()) {
                 PyTypeError::new_err(format!(
@@ -177,12 +197,15 @@ impl RawMask {
             }
         })?;
         if width == 0 || height == 0 {
-            return Ok(RawMask {
+            // No bits; pygame's buffer of such a mask has a meaningless shape.
+            let same = compare && self.width == width && self.height == height;
+            *self = RawMask {
                 width,
                 height,
                 item_size: 8,
                 bytes: Vec::new(),
-            });
+            };
+            return Ok(same);
         }
         let buffer = PyUntypedBuffer::get(mask)?;
         let item_size = buffer.item_size();
@@ -201,18 +224,25 @@ impl RawMask {
                 type_name(mask)
             )));
         }
-        // SAFETY: the buffer is held (not released) while its bytes are copied, and
+        // SAFETY: the buffer is held (not released) while its bytes are read, and
         // len_bytes is the length of the contiguous memory it exposes.
         let bytes = unsafe {
-            std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()).to_vec()
+            std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes())
         };
+        let same = compare
+            && self.width == width
+            && self.height == height
+            && self.item_size == item_size
+            && self.bytes == bytes;
+        if !same {
+            self.width = width;
+            self.height = height;
+            self.item_size = item_size;
+            self.bytes.clear();
+            self.bytes.extend_from_slice(bytes);
+        }
         buffer.release(mask.py());
-        Ok(RawMask {
-            width,
-            height,
-            item_size,
-            bytes,
-        })
+        Ok(same)
     }
 
     /// The pixels, row after row.

@@ -31,9 +31,8 @@ use crate::{lock, Backend, Engine};
 /// mask (up to 8192 pixels further) is a whole number f32 holds exactly (2^24).
 const MAX_SPREAD: i64 = (1 << 24) - 8192;
 
-/// Layers of the two groups' bodies: a body of one group only meets bodies of the other.
-const GROUP_A: u32 = 0b01;
-const GROUP_B: u32 = 0b10;
+/// Most groups one call can collide: each takes a bit of the bodies' 32-bit layers.
+const MAX_SLOTS: usize = 32;
 
 /// A mask object seen before, kept alive so that its address names it alone.
 struct KnownMask {
@@ -70,24 +69,20 @@ impl MaskCache {
                 if known.seen == frame {
                     return Ok(known.shape);
                 }
-                let raw = RawMask::read(mask)?;
-                if raw.same_pixels_as(&known.raw) {
-                    known.seen = frame;
+                let same = known.raw.refresh(mask)?;
+                known.seen = frame;
+                if same {
                     let shape = known.shape;
                     self.mark(shape);
                     return Ok(shape);
                 }
-                // Changed in place: it is looked up again by content below.
+                // Changed in place: refresh read its new pixels, to look up by content.
+                let raw = std::mem::take(&mut known.raw);
                 let shape = self.by_content_of(&raw)?;
-                self.by_object.insert(
-                    key,
-                    KnownMask {
-                        _object: mask.clone().unbind(),
-                        raw,
-                        shape,
-                        seen: frame,
-                    },
-                );
+                if let Some(known) = self.by_object.get_mut(&key) {
+                    known.raw = raw;
+                    known.shape = shape;
+                }
                 return Ok(shape);
             }
         }
@@ -158,23 +153,15 @@ impl MaskCache {
     }
 }
 
-impl RawMask {
-    fn same_pixels_as(&self, other: &RawMask) -> bool {
-        self.width == other.width
-            && self.height == other.height
-            && self.item_size == other.item_size
-            && self.bytes == other.bytes
-    }
-}
-
 struct SpriteState {
     cache: MaskCache,
     /// The collider over `cache.shapes` as of `built`.
     engine: Option<Engine>,
     built: u64,
     bodies: Vec<Body>,
-    /// For each body, the index of its sprite in its group.
+    /// For each body, the index of its sprite in its group, and its slot.
     owners: Vec<usize>,
+    slot_of: Vec<u8>,
     /// `pygame.mask.from_surface`, looked up on first need.
     from_surface: Option<Py<PyAny>>,
 }
@@ -239,15 +226,15 @@ impl SpriteState {
         }
     }
 
-    /// Turns the two groups' sprites into bodies (A's first), skipping sprites whose
-    /// masks have no set pixel; returns how many bodies are A's.
-    fn gather(&mut self, a: &[Bound<'_, PyAny>], b: &[Bound<'_, PyAny>]) -> PyResult<usize> {
+    /// Turns the slots' sprites into bodies, slot after slot, skipping sprites whose
+    /// masks have no set pixel. A body of slot `k` is in layer bit `k` and collides with
+    /// the slots in `partners[k]`.
+    fn gather(&mut self, slots: &[Vec<Bound<'_, PyAny>>], partners: &[u32]) -> PyResult<()> {
         self.bodies.clear();
         self.owners.clear();
+        self.slot_of.clear();
         let mut origin: Option<(i64, i64)> = None;
-        let mut split = 0;
-        for (group, sprites, layer) in [(0, a, GROUP_A), (1, b, GROUP_B)] {
-            let other = layer ^ (GROUP_A | GROUP_B);
+        for (slot, sprites) in slots.iter().enumerate() {
             for (index, sprite) in sprites.iter().enumerate() {
                 let view = self.read_sprite(sprite)?;
                 let Some(shape) = self.cache.shape_of(&view.mask, view.fresh)? else {
@@ -264,15 +251,14 @@ impl SpriteState {
                     )));
                 }
                 self.bodies.push(
-                    Body::new(shape, Vec2::new(dx as f32, dy as f32)).with_filter(layer, other),
+                    Body::new(shape, Vec2::new(dx as f32, dy as f32))
+                        .with_filter(1 << slot, partners[slot]),
                 );
                 self.owners.push(index);
-            }
-            if group == 0 {
-                split = self.bodies.len();
+                self.slot_of.push(slot as u8);
             }
         }
-        Ok(split)
+        Ok(())
     }
 
     /// The collider over the current shapes, rebuilt if they changed.
@@ -311,6 +297,7 @@ impl SpriteCollider {
                 built: 0,
                 bodies: Vec::new(),
                 owners: Vec::new(),
+                slot_of: Vec::new(),
                 from_surface: None,
             }),
             backend: Backend::choose(backend)?,
@@ -341,53 +328,150 @@ impl SpriteCollider {
     fn group_collide<'py>(
         &self,
         py: Python<'py>,
-        group_a: &Bound<'py, PyAny>,
-        group_b: &Bound<'py, PyAny>,
+        group_a: Bound<'py, PyAny>,
+        group_b: Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let a: Vec<Bound<'py, PyAny>> = group_a.try_iter()?.collect::<PyResult<_>>()?;
-        let b: Vec<Bound<'py, PyAny>> = group_b.try_iter()?.collect::<PyResult<_>>()?;
-        let result = PyDict::new(py);
-        // pygame reads no sprite when either group is empty: neither do we.
-        if a.is_empty() || b.is_empty() {
-            return Ok(result);
-        }
-        let mut state = lock(&self.state)?;
-        let state = &mut *state;
-        state.cache.frame += 1;
-        let mut split = state.gather(&a, &b)?;
-        if state.cache.tidy() {
-            state.cache.clear();
-            split = state.gather(&a, &b)?;
-        }
-        if split == 0 || split == state.bodies.len() {
-            return Ok(result);
-        }
-        let bodies = std::mem::take(&mut state.bodies);
-        let pairs = state.engine(self.backend)?.find_pairs(py, &bodies);
-        state.bodies = bodies;
-        let pairs = pairs?;
-        // Pairs come sorted, [i, j] with i < j: A's bodies come first, so each pair is
-        // (A body, B body), grouped by the A body in A's order, B bodies ascending.
-        let mut k = 0;
-        while k < pairs.len() {
-            let i = pairs[k][0] as usize;
-            let mut hits = Vec::new();
-            while k < pairs.len() && pairs[k][0] as usize == i {
-                let j = pairs[k][1] as usize;
-                if i >= split || j < split || j >= state.owners.len() {
-                    return Err(PyRuntimeError::new_err(format!(
-                        "internal error: pair ({i}, {j}) does not join the two groups ({split} bodies in the first)"
-                    )));
-                }
-                hits.push(&b[state.owners[j]]);
-                k += 1;
-            }
-            result.set_item(&a[state.owners[i]], PyList::new(py, hits)?)?;
-        }
-        Ok(result)
+        let mut dicts = self.collide_requests(py, vec![(group_a, group_b)])?;
+        dicts
+            .pop()
+            .ok_or_else(|| PyRuntimeError::new_err("internal error: no result"))
+    }
+
+    /// `[group_collide(a, b) for a, b in pairs]`, in one frame on the backend: each group
+    /// is read once however many pairs it is in, and every pair of groups is tested in
+    /// the same pass (at most 32 distinct groups, a group paired with itself counting twice).
+    fn group_collide_many<'py>(
+        &self,
+        py: Python<'py>,
+        pairs: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.collide_requests(py, pairs)
     }
 
     fn __repr__(&self) -> String {
         format!("SpriteCollider(backend={:?})", self.backend.name())
+    }
+}
+
+impl SpriteCollider {
+    fn collide_requests<'py>(
+        &self,
+        py: Python<'py>,
+        requests: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        // Slots: each distinct group object once, plus a second copy of a group that a
+        // request pairs with itself, so that a sprite can hit itself as in pygame.
+        let mut slot_groups: Vec<Bound<'py, PyAny>> = Vec::new();
+        let mut slot_keys: Vec<(usize, bool)> = Vec::new(); // (group address, is the copy)
+        let mut slot = |group: &Bound<'py, PyAny>, copy: bool| -> PyResult<usize> {
+            let key = (group.as_ptr() as usize, copy);
+            if let Some(k) = slot_keys.iter().position(|&s| s == key) {
+                return Ok(k);
+            }
+            if slot_keys.len() == MAX_SLOTS {
+                return Err(PyValueError::new_err(format!(
+                    "at most {MAX_SLOTS} distinct groups can be collided in one call (a group paired with itself counts twice)"
+                )));
+            }
+            slot_keys.push(key);
+            slot_groups.push(group.clone());
+            Ok(slot_keys.len() - 1)
+        };
+        let mut request_slots = Vec::with_capacity(requests.len());
+        for (x, y) in &requests {
+            let sx = slot(x, false)?;
+            let sy = slot(y, x.is(y))?;
+            request_slots.push((sx, sy));
+        }
+        // pygame iterates each group as it stands when asked: once per call here.
+        let slots: Vec<Vec<Bound<'py, PyAny>>> = slot_groups
+            .iter()
+            .map(|g| g.try_iter()?.collect::<PyResult<Vec<_>>>())
+            .collect::<PyResult<_>>()?;
+        // pygame reads no sprite of a request with an empty side: such requests take no
+        // part, and their groups are read only if another request needs them.
+        let live: Vec<bool> = request_slots
+            .iter()
+            .map(|&(sx, sy)| !slots[sx].is_empty() && !slots[sy].is_empty())
+            .collect();
+        let mut partners = vec![0u32; slots.len()];
+        let mut needed = vec![false; slots.len()];
+        for (&(sx, sy), _) in request_slots.iter().zip(&live).filter(|(_, &l)| l) {
+            partners[sx] |= 1 << sy;
+            partners[sy] |= 1 << sx;
+            needed[sx] = true;
+            needed[sy] = true;
+        }
+        let empty = Vec::new();
+        let slots: Vec<Vec<Bound<'py, PyAny>>> = slots
+            .into_iter()
+            .zip(&needed)
+            .map(|(s, &n)| if n { s } else { empty.clone() })
+            .collect();
+        let mut results: Vec<Vec<(usize, usize)>> = vec![Vec::new(); requests.len()];
+        if live.iter().any(|&l| l) {
+            let mut state = lock(&self.state)?;
+            let state = &mut *state;
+            state.cache.frame += 1;
+            state.gather(&slots, &partners)?;
+            if state.cache.tidy() {
+                state.cache.clear();
+                state.gather(&slots, &partners)?;
+            }
+            let bodies = std::mem::take(&mut state.bodies);
+            let pairs = if bodies.is_empty() {
+                Ok(Vec::new())
+            } else {
+                state.engine(self.backend)?.find_pairs(py, &bodies)
+            };
+            state.bodies = bodies;
+            // Which requests a pair of slots answers, and which way round.
+            let mut routes: HashMap<(u8, u8), Vec<(usize, bool)>> = HashMap::new();
+            for (r, &(sx, sy)) in request_slots.iter().enumerate() {
+                if live[r] {
+                    routes
+                        .entry((sx as u8, sy as u8))
+                        .or_default()
+                        .push((r, false));
+                    routes
+                        .entry((sy as u8, sx as u8))
+                        .or_default()
+                        .push((r, true));
+                }
+            }
+            for [i, j] in pairs? {
+                let (i, j) = (i as usize, j as usize);
+                let (Some(&si), Some(&sj)) = (state.slot_of.get(i), state.slot_of.get(j)) else {
+                    return Err(PyRuntimeError::new_err(format!(
+                        "internal error: pair ({i}, {j}) of {} bodies",
+                        state.slot_of.len()
+                    )));
+                };
+                for &(r, flipped) in routes.get(&(si, sj)).map(|v| v.as_slice()).unwrap_or(&[]) {
+                    let (x, y) = if flipped { (j, i) } else { (i, j) };
+                    results[r].push((state.owners[x], state.owners[y]));
+                }
+            }
+        }
+        // Each dict as pygame builds it: keys in the first group's order, each list in
+        // the second's.
+        let mut dicts = Vec::with_capacity(requests.len());
+        for (r, mut hits) in results.into_iter().enumerate() {
+            let (sx, sy) = request_slots[r];
+            hits.sort_unstable();
+            let dict = PyDict::new(py);
+            let mut k = 0;
+            while k < hits.len() {
+                let x = hits[k].0;
+                let mut list = Vec::new();
+                while k < hits.len() && hits[k].0 == x {
+                    list.push(&slots[sy][hits[k].1]);
+                    k += 1;
+                }
+                dict.set_item(&slots[sx][x], PyList::new(py, list)?)?;
+            }
+            dicts.push(dict);
+        }
+        Ok(dicts)
     }
 }

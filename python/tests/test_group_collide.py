@@ -131,15 +131,21 @@ def test_sprites_without_a_mask_use_their_image(backend):
 
 
 def test_a_mask_changed_in_place_is_seen():
-    mask = pygame.mask.Mask((8, 8))
+    mask = pygame.mask.Mask((70, 8))
     mask.set_at((0, 0))
-    a, b = [Sprite(mask, 0, 0)], [Sprite(pygame.mask.Mask((1, 1), fill=True), 7, 7)]
+    # Sprites sharing the mask object, and zero-sized masks that never collide.
+    a = [Sprite(mask, 0, 0), Sprite(mask, 100, 0), Sprite(pygame.mask.Mask((0, 5)), 0, 0)]
+    b = [Sprite(pygame.mask.Mask((1, 1), fill=True), 69, 7), Sprite(pygame.mask.Mask((5, 0)), 0, 0)]
     collider = gpu_collide.SpriteCollider("cpu")
     assert ours(a, b, collider) == pygame_answer(a, b) == []
-    mask.set_at((7, 7))
-    assert ours(a, b, collider) == pygame_answer(a, b) != []
+    mask.set_at((69, 7))
+    assert ours(a, b, collider) == pygame_answer(a, b) == [(a[0], [b[0]])]
+    b[0].rect.x += 100
+    assert ours(a, b, collider) == pygame_answer(a, b) == [(a[1], [b[0]])]
     mask.clear()
     assert ours(a, b, collider) == pygame_answer(a, b) == []
+    mask.set_at((69, 7))  # back to pixels seen before: the shape is found by content
+    assert ours(a, b, collider) == pygame_answer(a, b) == [(a[1], [b[0]])]
 
 
 def test_one_sprite_in_both_groups_hits_itself_if_its_mask_has_a_pixel():
@@ -201,3 +207,34 @@ def test_default_collider_follows_the_environment(monkeypatch):
     one = Sprite(pygame.mask.Mask((4, 4), fill=True), 0, 0)
     two = Sprite(one.mask, 3, 3)
     assert gpu_collide.group_collide([one], [two]) == {one: [two]}
+
+
+def test_many_pairs_of_groups_in_one_pass_equal_pygame_pair_by_pair(backend):
+    rng = random.Random(21)
+    masks = random_masks(rng)
+    players, enemies, bullets, walls = (pygame.sprite.Group() for _ in range(4))
+    groups = [players, enemies, bullets, walls]
+    for k in range(160):
+        Sprite(rng.choice(masks), rng.randint(-50, 50), rng.randint(-50, 50), [groups[k % 4]])
+    # A sprite in two groups, as pygame games often have (all_sprites and enemies).
+    both = Sprite(masks[7], 0, 0, [players, enemies])
+    requests = [
+        (players, enemies), (enemies, players), (bullets, enemies), (bullets, walls),
+        (players, players), (walls, walls), (enemies, pygame.sprite.Group()),
+    ]
+    collider = gpu_collide.SpriteCollider(backend)
+    got = gpu_collide.group_collide_many(requests, collider=collider)
+    assert len(got) == len(requests)
+    for (a, b), answer in zip(requests, got):
+        assert list(answer.items()) == pygame_answer(a, b)
+    assert both in got[0] and both in got[0][both] and got[4][both][0] is not None
+    assert sum(map(len, got)) > 20
+
+
+def test_more_than_32_groups_are_refused():
+    groups = [pygame.sprite.Group(Sprite(pygame.mask.Mask((2, 2), fill=True), 0, 0)) for _ in range(17)]
+    pairs = [(groups[k], groups[k + 1]) for k in range(16)]  # 17 groups: fine
+    assert len(gpu_collide.group_collide_many(pairs, collider=gpu_collide.SpriteCollider("cpu"))) == 16
+    pairs += [(g, g) for g in groups]  # 17 copies more: 34 slots
+    with pytest.raises(ValueError, match="at most 32 distinct groups"):
+        gpu_collide.group_collide_many(pairs, collider=gpu_collide.SpriteCollider("cpu"))
