@@ -39,6 +39,7 @@ __all__ = [
     "Collider",
     "Polygon",
     "SpriteCollider",
+    "TouchTracker",
     "gpu_adapter",
     "group_collide",
     "group_collide_many",
@@ -146,6 +147,55 @@ class Collider(_native.Collider):
             None if masks is None else _bits32(masks, "masks", n),
         )
         return flat.reshape(-1, 2)
+
+
+class TouchTracker(_native.TouchTracker):
+    """Turns each frame's pairs into "began touching" and "stopped touching" events,
+    keyed by the caller's own ids, so that removing a body from the arrays (which shifts
+    the indices after it) does not read as a change.
+    """
+
+    def update(self, pairs: Any, ids: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+        """Feed this frame's pairs; get ``(ended, began)`` since the last frame.
+
+        Args:
+            pairs: (M, 2) body indices, as ``Collider.find_pairs`` returns them.
+            ids: optional (N,) non-negative integers, each body's id (default: its
+                index, which is only right while bodies keep their places). The id
+                2**64 - 1 means "no id": such a body is known by its index.
+
+        Returns:
+            Two (K, 2) uint64 arrays of id pairs, lower id first, sorted: the pairs that
+            touched last frame and do not now, and those that touch now and did not.
+
+        Raises:
+            IndexError: a pair names a body past the end of ``ids``.
+        """
+        array = np.asarray(pairs)
+        if array.size and array.dtype.kind not in "iu":
+            raise TypeError(f"pairs must be integers, not {array.dtype}")
+        if array.ndim != 2 or array.shape[1] != 2:
+            if array.size == 0:
+                array = array.reshape(0, 2)
+            else:
+                raise ValueError(f"pairs must have shape (M, 2), not {array.shape}")
+        if array.size and (array.min() < 0 or array.max() > 0xFFFFFFFF):
+            raise IndexError("pairs must be body indices in 0 .. 2**32 - 1")
+        if ids is None:
+            n = int(array.max()) + 1 if array.size else 0
+            id_array = np.arange(n, dtype=np.uint64)
+        else:
+            id_array = np.asarray(ids)
+            if id_array.ndim != 1:
+                raise ValueError(f"ids must be 1D (N,), not of shape {id_array.shape}")
+            if id_array.size and id_array.dtype.kind not in "iu":
+                raise TypeError(f"ids must be integers, not {id_array.dtype}")
+            if id_array.size and id_array.dtype.kind == "i" and id_array.min() < 0:
+                raise ValueError("ids must not be negative")
+        ended, began = self._update(
+            np.ascontiguousarray(array, dtype=np.uint32), np.ascontiguousarray(id_array, dtype=np.uint64)
+        )
+        return ended.reshape(-1, 2), began.reshape(-1, 2)
 
 
 _default_sprite_collider: Optional[SpriteCollider] = None

@@ -88,6 +88,14 @@ class SpriteCollider:
         """``[self.group_collide(a, b) for a, b in pairs]`` in one pass (at most 32
         distinct groups, a group paired with itself counting twice)."""
 
+class TouchTracker:
+    """The native touch tracker; use ``gpu_collide.TouchTracker``, which adds ``update``."""
+
+    def __init__(self) -> None: ...
+    def _update(
+        self, pairs: npt.NDArray[np.uint32], ids: npt.NDArray[np.uint64]
+    ) -> Tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]: ...
+
 def gpu_adapter() -> str:
     """The GPU adapter the gpu backend uses, described; RuntimeError if none opens."""
 

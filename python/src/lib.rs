@@ -476,6 +476,72 @@ impl Collider {
     }
 }
 
+/// "Began touching" and "stopped touching" between consecutive frames, keyed by the
+/// caller's ids (`gpu_collide.TouchTracker` wraps it).
+#[pyclass(module = "gpu_collide._native", subclass)]
+pub struct TouchTracker {
+    state: Mutex<(gpu_collide::TouchTracker, Vec<Body>)>,
+}
+
+#[pymethods]
+impl TouchTracker {
+    #[new]
+    fn new() -> Self {
+        TouchTracker {
+            state: Mutex::new((gpu_collide::TouchTracker::new(), Vec::new())),
+        }
+    }
+
+    /// This frame's pairs (flat [i0, j0, i1, j1, ...]) and the bodies' ids; returns the
+    /// ended and the began pairs of ids, each flat, lower id first, sorted.
+    fn _update<'py>(
+        &self,
+        py: Python<'py>,
+        pairs: PyReadonlyArray2<'py, u32>,
+        ids: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>)> {
+        if pairs.shape()[1] != 2 {
+            return Err(PyValueError::new_err(format!(
+                "pairs must have shape (M, 2), not {:?}",
+                pairs.shape()
+            )));
+        }
+        let n = ids.len();
+        let pairs: Vec<[u32; 2]> = pairs
+            .as_array()
+            .rows()
+            .into_iter()
+            .map(|r| [r[0], r[1]])
+            .collect();
+        if let Some((k, p)) = pairs
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p[0] as usize >= n || p[1] as usize >= n)
+        {
+            return Err(PyIndexError::new_err(format!(
+                "pair {k}: [{}, {}] is not a pair of indices into the {n} ids",
+                p[0], p[1]
+            )));
+        }
+        let mut state = lock(&self.state)?;
+        let (tracker, bodies) = &mut *state;
+        bodies.clear();
+        bodies.extend(
+            ids.as_array()
+                .iter()
+                .map(|&id| Body::new(0, Vec2::ZERO).with_id(id)),
+        );
+        let (mut ended, mut began) = (Vec::new(), Vec::new());
+        for event in tracker.update(&pairs, bodies) {
+            match *event {
+                gpu_collide::TouchEvent::Ended(a, b) => ended.extend([a, b]),
+                gpu_collide::TouchEvent::Began(a, b) => began.extend([a, b]),
+            }
+        }
+        Ok((PyArray1::from_vec(py, ended), PyArray1::from_vec(py, began)))
+    }
+}
+
 /// Describes the GPU adapter the gpu backend uses, or raises RuntimeError saying why
 /// there is none.
 #[pyfunction]
@@ -513,6 +579,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Bitmask>()?;
     m.add_class::<Collider>()?;
     m.add_class::<sprites::SpriteCollider>()?;
+    m.add_class::<TouchTracker>()?;
     m.add_function(wrap_pyfunction!(gpu_adapter, m)?)?;
     m.add_function(wrap_pyfunction!(overlap_area, m)?)?;
     Ok(())

@@ -174,3 +174,26 @@ def test_auto_takes_the_gpu_only_when_it_is_hardware():
     assert Collider([Circle(1.0)], backend="auto").backend == expected
     assert gpu_collide.SpriteCollider("auto").backend == expected
     assert Collider([Circle(1.0)], backend="cpu").backend == "cpu"
+
+
+def test_touch_tracker_follows_ids_across_frames(backend):
+    collider = Collider([Circle(1.0)], backend=backend)
+    tracker = gpu_collide.TouchTracker()
+    ids = np.array([7, 1000, 55])
+    positions = np.array([[0.0, 0.0], [1.5, 0.0], [10.0, 0.0]])
+    ended, began = tracker.update(collider.find_pairs([0, 0, 0], positions), ids)
+    assert ended.shape == (0, 2) and began.tolist() == [[7, 1000]] and began.dtype == np.uint64
+    # The bullet (1000) is first in the arrays now, still touching: no event.
+    order = [1, 0, 2]
+    ended, began = tracker.update(collider.find_pairs([0, 0, 0], positions[order]), ids[order])
+    assert ended.size == 0 and began.size == 0
+    positions[2] = [2.0, 1.0]  # 55 comes close to both; 7 and 1000 part
+    positions[0] = [-5.0, 0.0]
+    ended, began = tracker.update(collider.find_pairs([0, 0, 0], positions), ids)
+    assert ended.tolist() == [[7, 1000]] and began.tolist() == [[55, 1000]]
+    with pytest.raises(IndexError, match=r"pair 0: \[0, 3\] is not a pair of indices into the 3 ids"):
+        tracker.update([[0, 3]], ids)
+    with pytest.raises(TypeError, match="ids must be integers"):
+        tracker.update([[0, 1]], [0.5, 1.5])
+    ended, began = tracker.update(np.zeros((0, 2), np.uint32), ids)
+    assert ended.tolist() == [[55, 1000]] and began.size == 0
