@@ -476,6 +476,9 @@ impl Collider {
     }
 }
 
+/// Ended and began pairs of ids, each a flat array [a0, b0, a1, b1, ...].
+type IdPairs<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>);
+
 /// "Began touching" and "stopped touching" between consecutive frames, keyed by the
 /// caller's ids (`gpu_collide.TouchTracker` wraps it).
 #[pyclass(module = "gpu_collide._native", subclass)]
@@ -499,7 +502,7 @@ impl TouchTracker {
         py: Python<'py>,
         pairs: PyReadonlyArray2<'py, u32>,
         ids: PyReadonlyArray1<'py, u64>,
-    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>)> {
+    ) -> PyResult<IdPairs<'py>> {
         if pairs.shape()[1] != 2 {
             return Err(PyValueError::new_err(format!(
                 "pairs must have shape (M, 2), not {:?}",
