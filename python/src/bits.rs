@@ -72,6 +72,32 @@ impl MaskBits {
         low | high
     }
 
+    /// The mask cut into tiles of at most `side` pixels a side (`side` a multiple of 64,
+    /// so that tiles start on word boundaries), as `(x, y, tile)` with `(x, y)` the
+    /// tile's top-left pixel in this mask; tiles with no set pixel are left out.
+    pub fn tiles(&self, side: u32) -> Vec<(u32, u32, MaskBits)> {
+        debug_assert!(side > 0 && side.is_multiple_of(64));
+        let per_row = self.words_per_row();
+        let mut tiles = Vec::new();
+        for y0 in (0..self.height).step_by(side as usize) {
+            for x0 in (0..self.width).step_by(side as usize) {
+                let (w, h) = ((self.width - x0).min(side), (self.height - y0).min(side));
+                let mut tile = MaskBits::new(w, h);
+                let tile_per_row = tile.words_per_row();
+                let first_word = (x0 / 64) as usize;
+                for y in 0..h as usize {
+                    let from = (y0 as usize + y) * per_row + first_word;
+                    tile.words[y * tile_per_row..(y + 1) * tile_per_row]
+                        .copy_from_slice(&self.words[from..from + tile_per_row]);
+                }
+                if !tile.is_empty() {
+                    tiles.push((x0, y0, tile));
+                }
+            }
+        }
+        tiles
+    }
+
     /// The library's mask of these pixels; `what` names the mask in the error when it is
     /// larger than the library takes ([`MAX_BITMASK_SIDE`]).
     pub fn to_bitmask(&self) -> Result<Bitmask, String> {
@@ -375,6 +401,61 @@ mod tests {
             words: vec![1 << 63 | 1, 0b100000],
         };
         assert_eq!(MaskBits::from_bitmask(&wide.to_bitmask().unwrap()), wide);
+    }
+
+    #[test]
+    fn tiles_hold_every_pixel_once_at_their_place() {
+        let mut big = MaskBits::new(200, 130);
+        for (x, y) in [
+            (0, 0),
+            (63, 0),
+            (64, 1),
+            (127, 64),
+            (128, 65),
+            (199, 129),
+            (5, 100),
+        ] {
+            let n = big.words_per_row();
+            big.words[y * n + x / 64] |= 1 << (x % 64);
+        }
+        let tiles = big.tiles(64);
+        let mut seen = Vec::new();
+        for (x0, y0, tile) in &tiles {
+            assert!(tile.width <= 64 && tile.height <= 64 && !tile.is_empty());
+            for y in 0..tile.height {
+                for x in 0..tile.width {
+                    if tile.words[y as usize * tile.words_per_row() + x as usize / 64] >> (x % 64)
+                        & 1
+                        == 1
+                    {
+                        seen.push((x0 + x, y0 + y));
+                    }
+                }
+            }
+        }
+        seen.sort();
+        let mut expected = vec![
+            (0, 0),
+            (63, 0),
+            (64, 1),
+            (127, 64),
+            (128, 65),
+            (199, 129),
+            (5, 100),
+        ];
+        expected.sort();
+        assert_eq!(seen, expected);
+        // Empty tiles are left out: 4 x 3 tiles, of which 6 hold a pixel.
+        assert_eq!(tiles.len(), 6);
+        assert_eq!(
+            tiles
+                .iter()
+                .find(|t| t.0 == 192 && t.1 == 128)
+                .unwrap()
+                .2
+                .width,
+            8
+        );
     }
 
     #[test]

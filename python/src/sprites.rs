@@ -14,7 +14,13 @@
 //! Masks are looked up by identity (one mask object shared by many sprites is read once
 //! a frame) and by content (equal masks are one shape); a mask changed in place since the
 //! last frame is seen, since its bits are compared each frame, so the cache never answers
-//! for pixels that are no longer there.
+//! for pixels that are no longer there. A mask larger than the library's bitmasks (8192
+//! a side) is cut into tiles, a body each, and a pair found through several tiles is
+//! listed once.
+//!
+//! Several pairs of groups go in one frame: each group is a slot, a layer bit of its
+//! bodies, whose filter mask holds the slots it is paired with; a group paired with
+//! itself gets a second slot, so that a sprite meets itself as it does in pygame.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -26,6 +32,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::bits::{self, MaskBits, RawMask};
 use crate::{lock, Backend, Engine};
+use gpu_collide::shapes::MAX_BITMASK_SIDE;
 
 /// Largest distance of a sprite from the first one, so that every cell edge of every
 /// mask (up to 8192 pixels further) is a whole number f32 holds exactly (2^24).
@@ -34,11 +41,24 @@ const MAX_SPREAD: i64 = (1 << 24) - 8192;
 /// Most groups one call can collide: each takes a bit of the bodies' 32-bit layers.
 const MAX_SLOTS: usize = 32;
 
+/// Largest side of the library's bitmask shapes: larger masks (a level's terrain) are
+/// cut into tiles of this side, a body each.
+const TILE: u32 = MAX_BITMASK_SIDE;
+
+/// One library shape of a mask, at `(dx, dy)` from the mask's top-left pixel.
+#[derive(Clone, Copy)]
+struct Tile {
+    shape: u32,
+    dx: u32,
+    dy: u32,
+}
+
 /// A mask object seen before, kept alive so that its address names it alone.
 struct KnownMask {
     _object: Py<PyAny>,
     raw: RawMask,
-    /// Its shape, or None for a mask with no set pixel (which overlaps nothing).
+    /// Its look (an index into `MaskCache::looks`), or None for a mask with no set
+    /// pixel (which overlaps nothing).
     shape: Option<u32>,
     /// The frame it was last checked in.
     seen: u64,
@@ -48,11 +68,14 @@ struct KnownMask {
 #[derive(Default)]
 struct MaskCache {
     by_object: HashMap<usize, KnownMask>,
+    /// The look of each distinct mask seen, by its pixels.
     by_content: HashMap<MaskBits, u32>,
+    /// Each look's tiles: one for a mask up to [`TILE`] a side.
+    looks: Vec<Vec<Tile>>,
+    /// The frame each look was last used in.
+    look_seen: Vec<u64>,
     /// The library's shapes, in order.
     shapes: Vec<MaskBits>,
-    /// The frame each shape was last used in.
-    shape_seen: Vec<u64>,
     /// Bumped whenever `shapes` changes, so the collider is rebuilt.
     generation: u64,
     frame: u64,
@@ -102,31 +125,42 @@ impl MaskCache {
         Ok(shape)
     }
 
-    /// The shape with these pixels, added if new.
+    /// The look of a mask with these pixels, added if new.
     fn by_content_of(&mut self, raw: &RawMask) -> PyResult<Option<u32>> {
         let bits = raw.to_bits();
         if bits.is_empty() {
             return Ok(None);
         }
-        let shape = match self.by_content.get(&bits) {
-            Some(&shape) => shape,
+        let look = match self.by_content.get(&bits) {
+            Some(&look) => look,
             None => {
-                bits::check_side(bits.width, bits.height)?;
-                let shape = self.shapes.len() as u32;
-                self.shapes.push(bits.clone());
-                self.shape_seen.push(self.frame);
-                self.by_content.insert(bits, shape);
+                let tiles = bits
+                    .tiles(TILE)
+                    .into_iter()
+                    .map(|(dx, dy, tile)| {
+                        self.shapes.push(tile);
+                        Tile {
+                            shape: self.shapes.len() as u32 - 1,
+                            dx,
+                            dy,
+                        }
+                    })
+                    .collect();
+                let look = self.looks.len() as u32;
+                self.looks.push(tiles);
+                self.look_seen.push(self.frame);
+                self.by_content.insert(bits, look);
                 self.generation += 1;
-                shape
+                look
             }
         };
-        self.mark(Some(shape));
-        Ok(Some(shape))
+        self.mark(Some(look));
+        Ok(Some(look))
     }
 
-    fn mark(&mut self, shape: Option<u32>) {
-        if let Some(s) = shape {
-            self.shape_seen[s as usize] = self.frame;
+    fn mark(&mut self, look: Option<u32>) {
+        if let Some(l) = look {
+            self.look_seen[l as usize] = self.frame;
         }
     }
 
@@ -139,8 +173,8 @@ impl MaskCache {
         if self.by_object.len() > 2 * seen + 1024 {
             self.by_object.retain(|_, k| k.seen == frame);
         }
-        let used = self.shape_seen.iter().filter(|&&f| f == frame).count();
-        self.shapes.len() > 2 * used + 256
+        let used = self.look_seen.iter().filter(|&&f| f == frame).count();
+        self.looks.len() > 2 * used + 256
     }
 
     fn clear(&mut self) {
@@ -237,25 +271,28 @@ impl SpriteState {
         for (slot, sprites) in slots.iter().enumerate() {
             for (index, sprite) in sprites.iter().enumerate() {
                 let view = self.read_sprite(sprite)?;
-                let Some(shape) = self.cache.shape_of(&view.mask, view.fresh)? else {
+                let Some(look) = self.cache.shape_of(&view.mask, view.fresh)? else {
                     continue;
                 };
                 // Only differences of positions matter: measure from the first sprite,
                 // so that large world coordinates stay within what f32 holds exactly.
                 let (ox, oy) = *origin.get_or_insert((view.x, view.y));
-                let (dx, dy) = (view.x - ox, view.y - oy);
-                if dx.abs() > MAX_SPREAD || dy.abs() > MAX_SPREAD {
-                    return Err(PyValueError::new_err(format!(
-                        "sprites lie {} pixels apart, more than the {MAX_SPREAD} gpu_collide handles exactly",
-                        dx.abs().max(dy.abs())
-                    )));
+                for tile in &self.cache.looks[look as usize] {
+                    let dx = view.x - ox + tile.dx as i64;
+                    let dy = view.y - oy + tile.dy as i64;
+                    if dx.abs() > MAX_SPREAD || dy.abs() > MAX_SPREAD {
+                        return Err(PyValueError::new_err(format!(
+                            "sprites lie {} pixels apart, more than the {MAX_SPREAD} gpu_collide handles exactly",
+                            dx.abs().max(dy.abs())
+                        )));
+                    }
+                    self.bodies.push(
+                        Body::new(tile.shape, Vec2::new(dx as f32, dy as f32))
+                            .with_filter(1 << slot, partners[slot]),
+                    );
+                    self.owners.push(index);
+                    self.slot_of.push(slot as u8);
                 }
-                self.bodies.push(
-                    Body::new(shape, Vec2::new(dx as f32, dy as f32))
-                        .with_filter(1 << slot, partners[slot]),
-                );
-                self.owners.push(index);
-                self.slot_of.push(slot as u8);
             }
         }
         Ok(())
@@ -310,10 +347,10 @@ impl SpriteCollider {
         self.backend.name()
     }
 
-    /// Distinct mask shapes held (masks with equal pixels are one shape).
+    /// Distinct masks held (masks with equal pixels are one).
     #[getter]
     fn cached_shapes(&self) -> PyResult<usize> {
-        Ok(lock(&self.state)?.cache.shapes.len())
+        Ok(lock(&self.state)?.cache.looks.len())
     }
 
     /// Forget every mask seen (they are read again on the next call).
@@ -458,7 +495,9 @@ impl SpriteCollider {
         let mut dicts = Vec::with_capacity(requests.len());
         for (r, mut hits) in results.into_iter().enumerate() {
             let (sx, sy) = request_slots[r];
+            // A mask cut into tiles may hit through several of them: once is enough.
             hits.sort_unstable();
+            hits.dedup();
             let dict = PyDict::new(py);
             let mut k = 0;
             while k < hits.len() {

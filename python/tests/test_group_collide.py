@@ -238,3 +238,27 @@ def test_more_than_32_groups_are_refused():
     pairs += [(g, g) for g in groups]  # 17 copies more: 34 slots
     with pytest.raises(ValueError, match="at most 32 distinct groups"):
         gpu_collide.group_collide_many(pairs, collider=gpu_collide.SpriteCollider("cpu"))
+
+
+def test_masks_larger_than_the_library_takes_are_cut_into_tiles(backend):
+    # The library's bitmasks are at most 8192 pixels a side; a level's terrain may be
+    # larger. Pixels on both sides of the cut at 8192, and sprites straddling it (which
+    # hit two tiles and must be listed once).
+    wide = pygame.mask.Mask((9000, 6))
+    for x in [0, 8191, 8192, 8999]:
+        wide.set_at((x, 2))
+    wide.draw(pygame.mask.Mask((40, 2), fill=True), (8172, 4))  # solid across the cut
+    tall = pygame.mask.Mask((3, 8300), fill=True)
+    dot = pygame.mask.Mask((2, 2), fill=True)
+    terrain = [Sprite(wide, -100, 50), Sprite(tall, 300, -8000)]
+    rng = random.Random(13)
+    sprites = [Sprite(dot, -100 + x + rng.randint(-2, 1), 50 + y) for x in [0, 8191, 8192, 8999, 8180, 8200] for y in (1, 2, 4, 5)]
+    sprites += [Sprite(dot, 300 + rng.randint(-2, 3), -8000 + y) for y in (-2, -1, 0, 8190, 8191, 8192, 8299, 8300)]
+    straddling = [Sprite(dot, -100 + 8191, 50 + 4), Sprite(dot, 300, -8000 + 8191)]
+    sprites += straddling
+    collider = gpu_collide.SpriteCollider(backend)
+    expected = pygame_answer(terrain, sprites)
+    assert len(expected) == 2 and len(expected[0][1]) > 10
+    assert all(s in dict(expected)[t] for s, t in zip(straddling, terrain))
+    assert ours(terrain, sprites, collider) == expected
+    assert ours(sprites, terrain, collider) == pygame_answer(sprites, terrain)
