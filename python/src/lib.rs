@@ -5,7 +5,7 @@
 //! here, in Rust, so that a frame costs no Python loop. Every failure is a Python
 //! exception carrying the library's message; nothing here panics on any input.
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
 
 use gpu_collide::{
     glam::Vec2, Body, Circle as RsCircle, Collider as _, CpuCollider, Error, GpuCollider,
@@ -128,12 +128,19 @@ impl Engine {
     }
 }
 
-/// Locks a pyclass's state; a poisoned lock (a panic elsewhere, which should not happen)
-/// is an exception, not a second panic.
+/// Locks a pyclass's state, or fails at once if another thread holds it. Waiting would
+/// deadlock: the holder releases the GIL during the frame and needs it back to finish,
+/// while the waiter would hold the GIL. A poisoned lock (a panic elsewhere, which should
+/// not happen) is an exception too, not a second panic.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
-    mutex
-        .lock()
-        .map_err(|_| PyRuntimeError::new_err("collider state poisoned by an earlier failure"))
+    mutex.try_lock().map_err(|e| match e {
+        TryLockError::WouldBlock => PyRuntimeError::new_err(
+            "this collider is in use by another thread: give each thread its own collider",
+        ),
+        TryLockError::Poisoned(_) => {
+            PyRuntimeError::new_err("collider state poisoned by an earlier failure")
+        }
+    })
 }
 
 /// A convex polygon, vertices in either winding (checked when a collider is built).

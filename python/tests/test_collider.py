@@ -197,3 +197,37 @@ def test_touch_tracker_follows_ids_across_frames(backend):
         tracker.update([[0, 1]], [0.5, 1.5])
     ended, began = tracker.update(np.zeros((0, 2), np.uint32), ids)
     assert ended.tolist() == [[55, 1000]] and began.size == 0
+
+
+def test_a_collider_busy_in_another_thread_raises_instead_of_deadlocking():
+    import threading
+
+    rng = np.random.default_rng(5)
+    n = 200_000
+    ids = np.zeros(n, dtype=np.uint32)
+    positions = rng.uniform(0, 3000, size=(n, 2))
+    collider = Collider([Circle(1.0)], backend="cpu")
+    errors, done = [], threading.Event()
+
+    def frames():
+        try:
+            while not done.is_set():
+                collider.find_pairs(ids, positions)
+        except RuntimeError as error:  # the other side may be the one refused
+            errors.append(error)
+
+    thread = threading.Thread(target=frames)
+    thread.start()
+    try:
+        # Some call of ours overlaps one of the thread's frames, which release the GIL.
+        for _ in range(200):
+            try:
+                collider.find_pairs(ids[:10], positions[:10])
+            except RuntimeError as error:
+                errors.append(error)
+                break
+    finally:
+        done.set()
+        thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert errors and "in use by another thread" in str(errors[0])
