@@ -224,6 +224,10 @@ def group_collide(
     on a set pixel of the other (masks whose pixels only share an edge do not).
 
     The groups can be ``pygame.sprite.Group`` objects or any iterables of sprites.
+    ``rect[0]`` and ``rect[1]`` must be integers, as a ``pygame.Rect``'s are (a float
+    rect raises ``TypeError``: pygame would truncate the difference of two sprites'
+    coordinates, which no per-sprite position reproduces). Masks of any size work;
+    sprites more than about 16.7 million pixels apart raise ``ValueError``.
     Masks are cached between calls (by identity, checked against their pixels every
     call, so a mask changed in place is seen); pass ``collider`` to keep a cache and a
     backend of your own, else :func:`default_sprite_collider` is used.
