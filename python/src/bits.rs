@@ -98,8 +98,8 @@ impl MaskBits {
         tiles
     }
 
-    /// The library's mask of these pixels; `what` names the mask in the error when it is
-    /// larger than the library takes ([`MAX_BITMASK_SIDE`]).
+    /// The library's mask of these pixels; the library's refusal when a side is 0 or
+    /// larger than it takes ([`MAX_BITMASK_SIDE`]).
     pub fn to_bitmask(&self) -> Result<Bitmask, String> {
         let mut mask = Bitmask::new(self.width, self.height)?;
         for y in 0..self.height {
