@@ -1,0 +1,276 @@
+"""Exact collision pairs of thousands of 2D bodies, on the GPU or on every CPU core.
+
+gpu_collide puts the gpu-collide Rust library in the hands of numpy and pygame users:
+
+* ``Collider(shapes, backend="auto")`` over ``Polygon``, ``Circle`` and ``Bitmask``
+  shapes; ``collider.find_pairs(shape_ids, positions, ...)`` takes numpy arrays for all
+  bodies at once and returns an (M, 2) uint32 array of colliding index pairs ``i < j``.
+* ``group_collide(group_a, group_b)``: what ``pygame.sprite.groupcollide(group_a,
+  group_b, False, False, pygame.sprite.collide_mask)`` returns, computed in one pass.
+* ``overlap_area(mask_a, mask_b, offset)``: what ``mask_a.overlap_area(mask_b, offset)``
+  returns.
+
+Backends: ``"gpu"`` runs WGSL compute shaders through wgpu on any adapter (a software
+one such as lavapipe works, slowly); ``"cpu"`` runs the same stages on all cores;
+``"auto"`` takes the GPU when a hardware adapter opens and the CPU otherwise (a
+software adapter runs the same work on the same cores as the cpu backend, only
+slower). ``gpu_adapter()`` names the adapter the gpu backend would use.
+
+Errors are Python exceptions with the library's messages: ``TypeError`` for a wrong
+type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
+polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
+``RuntimeError`` for a missing adapter or a GPU failure.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._native import Bitmask, Circle, Polygon, SpriteCollider, gpu_adapter
+
+__all__ = [
+    "Bitmask",
+    "Circle",
+    "Collider",
+    "Polygon",
+    "SpriteCollider",
+    "TouchTracker",
+    "gpu_adapter",
+    "group_collide",
+    "group_collide_many",
+    "overlap_area",
+]
+
+Shape = Union[Polygon, Circle, Bitmask]
+
+
+def _integers(values: Any, name: str, n: int) -> np.ndarray:
+    """A 1D integer array of n values, as given (range checks are the caller's)."""
+    array = np.asarray(values)
+    # An empty list is float64 to numpy; with no values there is nothing of a wrong type.
+    if array.dtype.kind not in "iu" and array.size:
+        raise TypeError(f"{name} must be integers, not {array.dtype}")
+    if array.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), not {array.shape}")
+    return array
+
+
+def _bits32(values: Any, name: str, n: int) -> np.ndarray:
+    """Layer or mask bits: integers in 0 .. 2**32 - 1, as uint32."""
+    array = _integers(values, name, n)
+    if n and (array.min() < 0 or array.max() > 0xFFFFFFFF):
+        bad = int(np.flatnonzero((array < 0) | (array > 0xFFFFFFFF))[0])
+        raise ValueError(f"body {bad}: {name[:-1]}: {array[bad]} is not a 32-bit unsigned value")
+    return np.ascontiguousarray(array, dtype=np.uint32)
+
+
+def _reals(values: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
+    """A float32 array of this shape from any real (not bool) dtype."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "fiu" and array.size:
+        raise TypeError(f"{name} must be floats or integers, not {array.dtype}")
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, not {array.shape}")
+    # A value beyond float32 becomes inf, which the library refuses naming the body.
+    with np.errstate(over="ignore"):
+        return np.ascontiguousarray(array, dtype=np.float32)
+
+
+class Collider(_native.Collider):
+    """Finds the colliding pairs of bodies over a fixed list of shapes.
+
+    ``Collider(shapes, backend="auto")``: ``shapes`` is a sequence of ``Polygon``,
+    ``Circle`` and ``Bitmask``, checked and uploaded once (a bad shape raises
+    ``ValueError`` naming it, e.g. ``shape 3: polygon: is not convex (vertex 2)``).
+    ``backend`` is ``"gpu"``, ``"cpu"`` or ``"auto"`` (the GPU if a hardware adapter
+    opens, else the CPU); ``collider.backend`` tells which was taken.
+
+    Call :meth:`find_pairs` every frame with the bodies where they are now.
+    """
+
+    def find_pairs(
+        self,
+        shape_ids: Any,
+        positions: Any,
+        angles: Any = None,
+        layers: Any = None,
+        masks: Any = None,
+    ) -> np.ndarray:
+        """The colliding pairs of N bodies, as an (M, 2) uint32 array.
+
+        Args:
+            shape_ids: (N,) integers, each body's index into the collider's shapes.
+            positions: (N, 2) reals, each body's position (converted to float32, the
+                precision the library computes in). A bitmask body must sit on whole
+                numbers; its pixel (c, r) covers the unit square at (x + c, y + r).
+            angles: optional (N,) reals, counter-clockwise rotation in radians (0 for
+                bitmask bodies, which cannot rotate).
+            layers: optional (N,) integers in 0 .. 2**32 - 1: the groups a body is in
+                (default: all).
+            masks: optional (N,) integers: the groups a body collides with (default:
+                all). Bodies i and j are tested only if ``layers[i] & masks[j]`` and
+                ``layers[j] & masks[i]`` are both non-zero.
+
+        Returns:
+            Every pair of bodies whose shapes touch or overlap (closed sets) and whose
+            filters agree, once, as rows ``[i, j]`` with ``i < j``, sorted ascending.
+
+        Raises:
+            TypeError: an array of a non-numeric dtype (or non-integers for ids, layers
+                or masks).
+            ValueError: an array of the wrong shape, a non-finite number, a rotated
+                or off-grid bitmask body.
+            IndexError: a shape id out of range.
+            RuntimeError: the GPU failed, or the bodies' boxes overlap in more pairs
+                than ``set_max_pairs`` allows.
+        """
+        ids = np.asarray(shape_ids)
+        if ids.ndim != 1:
+            raise ValueError(f"shape_ids must be 1D (N,), not of shape {ids.shape}")
+        n = ids.shape[0]
+        ids = _integers(ids, "shape_ids", n)
+        if n and (ids.min() < 0 or ids.max() > 0xFFFFFFFF):
+            bad = int(np.flatnonzero((ids < 0) | (ids > 0xFFFFFFFF))[0])
+            raise IndexError(
+                f"body {bad}: shape: {ids[bad]} is not a shape index (the library has {len(self)} shapes)"
+            )
+        flat = self._find_pairs(
+            np.ascontiguousarray(ids, dtype=np.uint32),
+            _reals(positions, "positions", (n, 2)),
+            None if angles is None else _reals(angles, "angles", (n,)),
+            None if layers is None else _bits32(layers, "layers", n),
+            None if masks is None else _bits32(masks, "masks", n),
+        )
+        return flat.reshape(-1, 2)
+
+
+class TouchTracker(_native.TouchTracker):
+    """Turns each frame's pairs into "began touching" and "stopped touching" events,
+    keyed by the caller's own ids, so that removing a body from the arrays (which shifts
+    the indices after it) does not read as a change.
+    """
+
+    def update(self, pairs: Any, ids: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+        """Feed this frame's pairs; get ``(ended, began)`` since the last frame.
+
+        Args:
+            pairs: (M, 2) body indices, as ``Collider.find_pairs`` returns them.
+            ids: optional (N,) non-negative integers, each body's id (default: its
+                index, which is only right while bodies keep their places). The id
+                2**64 - 1 means "no id": such a body is known by its index.
+
+        Returns:
+            Two (K, 2) uint64 arrays of id pairs, lower id first, sorted: the pairs that
+            touched last frame and do not now, and those that touch now and did not.
+
+        Raises:
+            IndexError: a pair names a body past the end of ``ids``.
+        """
+        array = np.asarray(pairs)
+        if array.size and array.dtype.kind not in "iu":
+            raise TypeError(f"pairs must be integers, not {array.dtype}")
+        if array.ndim != 2 or array.shape[1] != 2:
+            if array.size == 0:
+                array = array.reshape(0, 2)
+            else:
+                raise ValueError(f"pairs must have shape (M, 2), not {array.shape}")
+        if array.size and (array.min() < 0 or array.max() > 0xFFFFFFFF):
+            raise IndexError("pairs must be body indices in 0 .. 2**32 - 1")
+        if ids is None:
+            n = int(array.max()) + 1 if array.size else 0
+            id_array = np.arange(n, dtype=np.uint64)
+        else:
+            id_array = np.asarray(ids)
+            if id_array.ndim != 1:
+                raise ValueError(f"ids must be 1D (N,), not of shape {id_array.shape}")
+            if id_array.size and id_array.dtype.kind not in "iu":
+                raise TypeError(f"ids must be integers, not {id_array.dtype}")
+            if id_array.size and id_array.dtype.kind == "i" and id_array.min() < 0:
+                raise ValueError("ids must not be negative")
+        ended, began = self._update(
+            np.ascontiguousarray(array, dtype=np.uint32), np.ascontiguousarray(id_array, dtype=np.uint64)
+        )
+        return ended.reshape(-1, 2), began.reshape(-1, 2)
+
+
+_default_sprite_collider: Optional[SpriteCollider] = None
+
+
+def default_sprite_collider() -> SpriteCollider:
+    """The SpriteCollider ``group_collide`` uses when given none: made on first use
+    with the backend named by the environment variable ``GPU_COLLIDE_BACKEND``
+    (``auto``, ``gpu`` or ``cpu``; ``auto`` when unset)."""
+    global _default_sprite_collider
+    if _default_sprite_collider is None:
+        _default_sprite_collider = SpriteCollider(os.environ.get("GPU_COLLIDE_BACKEND", "auto"))
+    return _default_sprite_collider
+
+
+def group_collide(
+    group_a: Iterable[Any], group_b: Iterable[Any], *, collider: Optional[SpriteCollider] = None
+) -> Dict[Any, List[Any]]:
+    """``pygame.sprite.groupcollide(group_a, group_b, False, False, pygame.sprite.collide_mask)``.
+
+    Returns a dict from each sprite of ``group_a`` that hits at least one sprite of
+    ``group_b`` to the list of those sprites, keys in ``group_a``'s iteration order and
+    each list in ``group_b``'s, as pygame builds it. As ``collide_mask`` does, a sprite's
+    mask is ``sprite.mask`` if it has one, else ``pygame.mask.from_surface(sprite.image)``,
+    placed at ``sprite.rect``'s top-left; two sprites collide when a set pixel of one lies
+    on a set pixel of the other (masks whose pixels only share an edge do not).
+
+    The groups can be ``pygame.sprite.Group`` objects or any iterables of sprites.
+    ``rect[0]`` and ``rect[1]`` must be integers, as a ``pygame.Rect``'s are (a float
+    rect raises ``TypeError``: pygame would truncate the difference of two sprites'
+    coordinates, which no per-sprite position reproduces). Masks of any size work;
+    sprites more than about 16.7 million pixels apart raise ``ValueError``.
+    Masks are cached between calls (by identity, checked against their pixels every
+    call, so a mask changed in place is seen); pass ``collider`` to keep a cache and a
+    backend of your own, else :func:`default_sprite_collider` is used.
+    """
+    if collider is None:
+        collider = default_sprite_collider()
+    return collider.group_collide(group_a, group_b)
+
+
+def group_collide_many(
+    pairs: Iterable[Tuple[Iterable[Any], Iterable[Any]]], *, collider: Optional[SpriteCollider] = None
+) -> List[Dict[Any, List[Any]]]:
+    """``[group_collide(a, b) for a, b in pairs]``, in one pass on the backend.
+
+    Each group is read once however many pairs name it, and all pairs are tested in the
+    same frame, which costs less than one call per pair when groups repeat (players
+    against enemies, enemies against bullets, ...). At most 32 distinct groups (a group
+    paired with itself counts twice). Each dict is exactly what
+    ``pygame.sprite.groupcollide(a, b, False, False, pygame.sprite.collide_mask)`` returns.
+    """
+    if collider is None:
+        collider = default_sprite_collider()
+    return collider.group_collide_many(list(pairs))
+
+
+def _offset(offset: Any) -> Tuple[int, int]:
+    # pygame takes any two numbers and truncates them toward zero, as int() does.
+    try:
+        x, y = offset
+    except (TypeError, ValueError):
+        raise TypeError("offset must be two numbers") from None
+    if not (isinstance(x, numbers.Real) and isinstance(y, numbers.Real)):
+        raise TypeError("offset must be two numbers")
+    return int(x), int(y)
+
+
+def overlap_area(mask_a: Any, mask_b: Any, offset: Sequence[float]) -> int:
+    """``mask_a.overlap_area(mask_b, offset)``, as pygame computes it.
+
+    The number of set pixels of ``mask_a`` that lie on set pixels of ``mask_b`` when
+    ``mask_b``'s top-left pixel sits on ``mask_a``'s pixel ``offset`` (offsets may be
+    negative; non-integers are truncated toward zero, as pygame does). Either mask may
+    be a ``pygame.mask.Mask`` or a :class:`Bitmask`. Counted exactly on the CPU, a
+    64-pixel word at a time.
+    """
+    return _native.overlap_area(mask_a, mask_b, _offset(offset))

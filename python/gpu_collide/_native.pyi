@@ -1,0 +1,103 @@
+"""Type stubs of gpu_collide._native, the Rust extension (see gpu_collide/__init__.py)."""
+
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+class Polygon:
+    """A convex polygon (3 to 256 vertices, either winding), in the body's frame."""
+
+    def __init__(self, vertices: Union[npt.ArrayLike, Sequence[Tuple[float, float]]]) -> None:
+        """``vertices``: an (N, 2) array of reals or a sequence of (x, y) pairs.
+        Convexity is checked when a Collider is built from it."""
+    @property
+    def vertices(self) -> List[Tuple[float, float]]: ...
+
+class Circle:
+    """A circle of ``radius`` centred on the body's position."""
+
+    def __init__(self, radius: float) -> None: ...
+    @property
+    def radius(self) -> float: ...
+
+class Bitmask:
+    """A 1-bit mask of ``height`` rows of ``width`` pixels (each 1 to 8192).
+
+    Pixel (x, y) of a body at (px, py) is the unit square at (px + x, py + y).
+    """
+
+    def __init__(self, source: Any) -> None:
+        """From a 2D numpy array of bool or uint8, shape (height, width), ``array[y, x]``
+        being pixel (x, y), non-zero meaning set; or from a ``pygame.mask.Mask``.
+
+        Raises TypeError for another dtype or type, ValueError for another shape."""
+    @staticmethod
+    def from_pygame(mask: Any) -> Bitmask:
+        """From a ``pygame.mask.Mask``, read through its buffer."""
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    def count(self) -> int:
+        """Number of set pixels."""
+    def to_array(self) -> npt.NDArray[np.bool_]:
+        """The pixels as a (height, width) bool array."""
+
+class Collider:
+    """The native collider; use ``gpu_collide.Collider``, which adds ``find_pairs``."""
+
+    def __init__(self, shapes: Sequence[Union[Polygon, Circle, Bitmask]], backend: str = "auto") -> None:
+        """``backend``: "gpu", "cpu", or "auto" (the GPU if a hardware adapter opens,
+        else the CPU). ValueError names the first bad shape."""
+    @property
+    def backend(self) -> str:
+        """``"gpu"`` or ``"cpu"``: the backend chosen."""
+    def describe(self) -> str:
+        """The backend and adapter, for logs."""
+    def set_max_pairs(self, max: int) -> None:
+        """Refuse (RuntimeError) frames whose bodies' boxes overlap in more than ``max``
+        pairs, bounding memory (default 2**26)."""
+    def __len__(self) -> int:
+        """Number of shapes."""
+    def _find_pairs(
+        self,
+        shapes: npt.NDArray[np.uint32],
+        positions: npt.NDArray[np.float32],
+        angles: Optional[npt.NDArray[np.float32]] = None,
+        layers: Optional[npt.NDArray[np.uint32]] = None,
+        masks: Optional[npt.NDArray[np.uint32]] = None,
+    ) -> npt.NDArray[np.uint32]: ...
+
+class SpriteCollider:
+    """pygame's ``groupcollide(..., collide_mask)`` on the library, caching the masks it
+    has seen as shapes from call to call."""
+
+    def __init__(self, backend: str = "auto") -> None: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def cached_shapes(self) -> int:
+        """Distinct mask shapes held (equal masks are one shape)."""
+    def clear_cache(self) -> None:
+        """Forget every mask seen."""
+    def group_collide(self, group_a: Iterable[Any], group_b: Iterable[Any]) -> Dict[Any, List[Any]]:
+        """What ``pygame.sprite.groupcollide(group_a, group_b, False, False,
+        pygame.sprite.collide_mask)`` returns."""
+    def group_collide_many(self, pairs: Sequence[Tuple[Iterable[Any], Iterable[Any]]]) -> List[Dict[Any, List[Any]]]:
+        """``[self.group_collide(a, b) for a, b in pairs]`` in one pass (at most 32
+        distinct groups, a group paired with itself counting twice)."""
+
+class TouchTracker:
+    """The native touch tracker; use ``gpu_collide.TouchTracker``, which adds ``update``."""
+
+    def __init__(self) -> None: ...
+    def _update(
+        self, pairs: npt.NDArray[np.uint32], ids: npt.NDArray[np.uint64]
+    ) -> Tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]: ...
+
+def gpu_adapter() -> str:
+    """The GPU adapter the gpu backend uses, described; RuntimeError if none opens."""
+
+def overlap_area(mask_a: Any, mask_b: Any, offset: Tuple[int, int]) -> int:
+    """``mask_a.overlap_area(mask_b, offset)`` for pygame masks or Bitmasks."""
