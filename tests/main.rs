@@ -17,3 +17,4 @@ mod properties;
 mod scene_errors;
 mod shaders;
 mod support;
+mod swept;

@@ -41,6 +41,18 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
     }
 }
 
+/// The box a body covers over the whole frame when it moves by `velocity`: its box at
+/// `t = 0` joined with its box at `t = 1` (it slides without turning, so every box in
+/// between lies within). The broad phase of swept pairs compares these.
+pub fn swept_bounds(aabb: Aabb, velocity: [f32; 2]) -> Aabb {
+    let moved = add(aabb.max, velocity);
+    let start = add(aabb.min, velocity);
+    Aabb {
+        min: [aabb.min[0].min(start[0]), aabb.min[1].min(start[1])],
+        max: [aabb.max[0].max(moved[0]), aabb.max[1].max(moved[1])],
+    }
+}
+
 /// Rotates `v` by the rotation stored as `(cos, sin)`; as WGSL `rotate`.
 pub fn rotate(v: [f32; 2], rotation: [f32; 2]) -> [f32; 2] {
     let [c, s] = rotation;
