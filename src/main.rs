@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! gpu-collide pairs SCENE.json [--backend gpu|cpu] [--out FILE]
+//! gpu-collide contacts SCENE.json [--backend gpu|cpu] [--out FILE]
+//! gpu-collide query SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide adapters
 //! gpu-collide bench [--scene FILE|NAME] [--bodies N[,N...]] [--backend gpu,cpu,parry2d]
 //!                   [--frames K] [--json FILE] [--out DIR]
@@ -22,7 +24,9 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gpu_collide::bench::{BenchOptions, CliError, SceneChoice};
-use gpu_collide::{Collider, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene};
+use gpu_collide::{
+    Collider, ContactKind, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene,
+};
 
 #[derive(Parser)]
 #[command(
@@ -53,6 +57,34 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = gpu_collide::DEFAULT_MAX_PAIRS,
               value_parser = max_pairs)]
         max_pairs: u64,
+    },
+    /// Prints the contact of every colliding pair at the frame's start as {"contacts":
+    /// [{"pair": [i, j], "normal": [x, y], "depth": d} or {"pair": [i, j], "area": n}, ...]}.
+    Contacts {
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
+        scene: PathBuf,
+        /// Where to compute.
+        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        backend: Backend,
+        /// Write the contacts to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// As for `pairs`.
+        #[arg(long, value_name = "N", default_value_t = gpu_collide::DEFAULT_MAX_PAIRS,
+              value_parser = max_pairs)]
+        max_pairs: u64,
+    },
+    /// Answers the scene's rays, points and boxes as {"rays": [...], "points": [...],
+    /// "boxes": [...]}.
+    Query {
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
+        scene: PathBuf,
+        /// Where to compute.
+        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        backend: Backend,
+        /// Write the answers to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Lists the adapters wgpu can see, best first, and whether each can run the pipeline.
     Adapters,
@@ -111,7 +143,9 @@ impl Command {
     /// Whether the command may open wgpu.
     fn may_use_gpu(&self) -> bool {
         match self {
-            Command::Pairs { backend, .. } => matches!(backend, Backend::Gpu),
+            Command::Pairs { backend, .. }
+            | Command::Contacts { backend, .. }
+            | Command::Query { backend, .. } => matches!(backend, Backend::Gpu),
             Command::Adapters => true,
             Command::Bench { backend, .. } => backend
                 .as_ref()
@@ -147,6 +181,17 @@ fn main() -> ExitCode {
             out,
             max_pairs,
         } => pairs(&scene, backend, out.as_ref(), max_pairs),
+        Command::Contacts {
+            scene,
+            backend,
+            out,
+            max_pairs,
+        } => contacts(&scene, backend, out.as_ref(), max_pairs),
+        Command::Query {
+            scene,
+            backend,
+            out,
+        } => query(&scene, backend, out.as_ref()),
         Command::Adapters => adapters(),
         Command::Bench {
             scene,
@@ -258,14 +303,15 @@ fn read_text(path: &Path) -> Result<String, Error> {
     }
 }
 
-fn pairs(
+/// The scene of `path` and a collider over its shapes on `backend`, start-up timed and
+/// noted on stderr, as every command that answers a scene starts.
+fn open_scene(
     path: &Path,
     backend: Backend,
-    out: Option<&PathBuf>,
     max_pairs: u64,
-) -> Result<(), CliError> {
-    // Start-up (reading, the device, the pipelines) is timed apart from finding the
-    // pairs, which is what a game pays every frame.
+) -> Result<(Scene, Box<dyn Collider>), CliError> {
+    // Start-up (reading, the device, the pipelines) is timed apart from the answer,
+    // which is what a game pays every frame.
     let reading = Instant::now();
     let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
     for warning in &parsed.warnings {
@@ -285,6 +331,16 @@ fn pairs(
         "start-up: scene read in {read_ms:.1} ms, backend ready in {:.1} ms",
         setting_up.elapsed().as_secs_f64() * 1e3
     ));
+    Ok((scene, collider))
+}
+
+fn pairs(
+    path: &Path,
+    backend: Backend,
+    out: Option<&PathBuf>,
+    max_pairs: u64,
+) -> Result<(), CliError> {
+    let (scene, mut collider) = open_scene(path, backend, max_pairs)?;
     let start = Instant::now();
     // A scene with motion answers the swept question, with the times of impact beside
     // the pairs (format 1.1); one without prints exactly what version 1 prints.
@@ -308,6 +364,69 @@ fn pairs(
         Some(toi) => serde_json::json!({ "pairs": found, "toi": toi }).to_string(),
         None => pairs_json(&found),
     };
+    write_output(out, &(text + "\n"))
+}
+
+fn contacts(
+    path: &Path,
+    backend: Backend,
+    out: Option<&PathBuf>,
+    max_pairs: u64,
+) -> Result<(), CliError> {
+    let (scene, mut collider) = open_scene(path, backend, max_pairs)?;
+    let start = Instant::now();
+    let found = collider.find_contacts(&scene.bodies)?;
+    note(&format!(
+        "{} bodies, {} contacts in {:.1} ms",
+        scene.bodies.len(),
+        found.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    ));
+    let contacts: Vec<serde_json::Value> = found
+        .iter()
+        .map(|c| match c.kind {
+            ContactKind::Penetration { normal, depth } => serde_json::json!({
+                "pair": c.pair,
+                "normal": [number(normal.x), number(normal.y)],
+                "depth": number(depth),
+            }),
+            ContactKind::Area(area) => serde_json::json!({ "pair": c.pair, "area": area }),
+        })
+        .collect();
+    let text = serde_json::json!({ "contacts": contacts }).to_string();
+    write_output(out, &(text + "\n"))
+}
+
+fn query(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), CliError> {
+    let (scene, mut collider) = open_scene(path, backend, gpu_collide::DEFAULT_MAX_PAIRS)?;
+    let start = Instant::now();
+    let answers = collider.query(&scene.bodies, &scene.queries)?;
+    note(&format!(
+        "{} bodies, {} rays, {} points, {} boxes answered in {:.1} ms",
+        scene.bodies.len(),
+        answers.rays.len(),
+        answers.points.len(),
+        answers.boxes.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    ));
+    let rays: Vec<serde_json::Value> = answers
+        .rays
+        .iter()
+        .map(|hit| match hit {
+            None => serde_json::Value::Null,
+            Some(hit) => serde_json::json!({
+                "body": hit.body,
+                "t": number(hit.t),
+                "normal": hit.normal.map(|n| [number(n.x), number(n.y)]),
+            }),
+        })
+        .collect();
+    let text = serde_json::json!({
+        "rays": rays,
+        "points": answers.points,
+        "boxes": answers.boxes,
+    })
+    .to_string();
     write_output(out, &(text + "\n"))
 }
 

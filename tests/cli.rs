@@ -366,3 +366,29 @@ fn pairs_of_a_moving_scene_print_their_times_of_impact() {
     let out = run(&["pairs", &path, "--backend", "cpu"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("toi"));
 }
+
+#[test]
+fn contacts_prints_depths_normals_and_areas() {
+    // The spec's example touches nowhere at t = 0 (the circle only gets there later).
+    let value = answer_1_1("contacts");
+    assert_eq!(value, serde_json::json!({"contacts": []}));
+    let path = write_scene(
+        "contacts.json",
+        r####"{"shapes": [{"polygon": [[-1, -1], [1, -1], [1, 1], [-1, 1]]},
+                       {"bitmask": {"width": 2, "height": 1, "rows": ["##"]}}],
+            "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 100}, {"shape": 0, "x": 1.5, "y": 0.2},
+                       {"shape": 1, "x": 10, "y": 0}, {"shape": 1, "x": 11, "y": 0}]}"####,
+    );
+    let out = run(&["contacts", &path, "--backend", "cpu"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let expected = serde_json::json!({"contacts": [
+        {"pair": [0, 1], "normal": [1, 0], "depth": 0.5},
+        {"pair": [2, 3], "area": 1}
+    ]});
+    assert!(json_close(&value, &expected, 1e-5), "{value}");
+}

@@ -6,6 +6,7 @@
 
 mod bench_cli;
 mod cli;
+mod contacts;
 mod cross_check;
 mod fuzz;
 mod known_cases;

@@ -9,6 +9,7 @@
 
 pub mod bounds;
 pub mod broad;
+pub mod contact;
 pub mod narrow;
 pub mod placed;
 pub mod reference;
@@ -23,6 +24,7 @@ use rayon::prelude::*;
 use crate::body::Body;
 use crate::cell_size::choose_grid;
 use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
+use crate::contact::Contact;
 use crate::error::Error;
 use crate::grid::GridParams;
 use crate::library::{body_info, update_transforms, ShapeLibrary};
@@ -178,6 +180,26 @@ impl Collider for CpuCollider {
             return Ok(swept.into_iter().map(|s| s.pair).collect());
         }
         self.pairs_at_start(bodies)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let pairs = self.pairs_at_start(bodies)?;
+        let (library, s) = (&self.library, &self.scratch);
+        let (infos, transforms) = (&s.infos, &s.transforms);
+        Ok(pairs
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|&pair| Contact {
+                pair,
+                kind: contact::contact(
+                    library,
+                    transforms,
+                    infos,
+                    pair[0] as usize,
+                    pair[1] as usize,
+                ),
+            })
+            .collect())
     }
 
     fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {

@@ -190,3 +190,22 @@ pub fn cells_between(lo: f32, hi: f32, limit: u32) -> IVec2 {
         hi.clamp(-1.0, end).floor() as i32,
     )
 }
+
+/// Cells `start .. start + 32` of row `row` of mask `m` as one word (bit `k` for cell
+/// `start + k`); cells outside the mask read as clear.
+pub fn mask_bits(library: &ShapeLibrary, m: &PackedShape, row: i32, start: i32) -> u32 {
+    let word = |w: i32| -> u32 {
+        if row < 0 || row >= m.rows as i32 || w < 0 || w >= m.words_per_row as i32 {
+            return 0;
+        }
+        library.bitmask_words[(m.first + row as u32 * m.words_per_row + w as u32) as usize]
+    };
+    let (w, shift) = (start >> 5, (start & 31) as u32);
+    let low = word(w) >> shift;
+    let high = if shift == 0 {
+        0
+    } else {
+        word(w + 1) << (32 - shift)
+    };
+    low | high
+}

@@ -4,12 +4,13 @@
 
 use crate::body::{filters_agree, Body};
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
+use crate::contact::Contact;
 use crate::error::Error;
 use crate::library::{body_info, body_transform, ShapeLibrary};
 use crate::motion::{any_moving, SweptPair};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
 
-use super::{bounds, narrow, sweep};
+use super::{bounds, contact, narrow, sweep};
 
 /// Finds colliding pairs by testing every pair of boxes, then the exact shapes.
 ///
@@ -97,6 +98,30 @@ impl Collider for ReferenceCollider {
             return Ok(swept.into_iter().map(|s| s.pair).collect());
         }
         self.pairs_at_start(bodies)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let frame = self.frame(bodies, false)?;
+        let pairs = narrow::narrow(
+            &self.library,
+            &frame.transforms,
+            &frame.infos,
+            &frame.candidates,
+        );
+        let contacts = sorted_pairs(pairs)
+            .into_iter()
+            .map(|pair| Contact {
+                pair,
+                kind: contact::contact(
+                    &self.library,
+                    &frame.transforms,
+                    &frame.infos,
+                    pair[0] as usize,
+                    pair[1] as usize,
+                ),
+            })
+            .collect();
+        Ok(contacts)
     }
 
     fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {

@@ -13,6 +13,7 @@
 
 #![allow(dead_code)]
 
+pub mod contact;
 pub mod motion;
 
 use serde_json::Value;
@@ -147,7 +148,7 @@ pub fn compare(reported: &[[u32; 2]], oracle: &OracleResult) -> Comparison {
 // ---------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct V {
+pub(crate) struct V {
     x: f64,
     y: f64,
 }
