@@ -2,7 +2,10 @@
 //! `pairs` command can run the same bodies on each and compare.
 
 use crate::body::Body;
+use crate::contact::Contact;
 use crate::error::Error;
+use crate::motion::{unsupported, SweptPair};
+use crate::query::{QueryAnswers, QueryBatch};
 
 /// The default of [`Collider::set_max_pairs`]: 2^26 box-overlapping pairs, 512 MiB of
 /// pairs at 8 bytes each, far more than any game frame meets, far less than the
@@ -19,7 +22,34 @@ pub trait Collider {
     /// Call it every frame with the bodies' new positions: only what changed is uploaded.
     /// Bodies that break a rule (an unknown shape, a rotated bitmask, ...) are refused
     /// with an error naming the first one, before any work is done.
+    ///
+    /// When any body moves ([`Body::velocity`]), the pairs are those of
+    /// [`Collider::find_swept_pairs`]: the bodies that meet at some time during the frame.
+    /// A backend that cannot sweep refuses such a frame rather than ignore the motion.
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error>;
+
+    /// The pairs whose bodies meet at some time `t` in `[0, 1]` while each moves by `t`
+    /// times its [`Body::velocity`], with the first such `t` (0 when they already meet),
+    /// sorted by pair. Without motion, the pairs of [`Collider::find_pairs`], each at 0.
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        let _ = bodies;
+        Err(unsupported(&self.describe(), "swept pairs"))
+    }
+
+    /// The contact of every pair [`Collider::find_pairs`] gives at `t = 0` (velocities
+    /// are ignored), in the same order: penetration depth and normal for polygons and
+    /// circles, overlapping cells for a pair with a bitmask.
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let _ = bodies;
+        Err(unsupported(&self.describe(), "contacts"))
+    }
+
+    /// Answers a batch of ray, point and box queries against the bodies at `t = 0`. A
+    /// batch that breaks a rule of the format is refused, naming the query.
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        let _ = (bodies, batch);
+        Err(unsupported(&self.describe(), "queries"))
+    }
 
     /// A short description of the backend (and adapter), for logs.
     fn describe(&self) -> String;

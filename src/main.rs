@@ -4,6 +4,8 @@
 //! ```text
 //! gpu-collide pairs SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide draw SCENE.json --out FILE.svg [--backend gpu|cpu] [--view x0,y0,x1,y1]
+//! gpu-collide contacts SCENE.json [--backend gpu|cpu] [--out FILE]
+//! gpu-collide query SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide adapters
 //! gpu-collide bench [--scene FILE|NAME] [--bodies N[,N...]] [--backend gpu,cpu,parry2d]
 //!                   [--frames K] [--json FILE] [--out DIR]
@@ -23,7 +25,9 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gpu_collide::bench::{BenchOptions, CliError, SceneChoice};
-use gpu_collide::{Collider, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene};
+use gpu_collide::{
+    Collider, ContactKind, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene,
+};
 
 #[derive(Parser)]
 #[command(
@@ -70,6 +74,34 @@ enum Command {
         /// [default: the whole scene].
         #[arg(long, value_name = "x0,y0,x1,y1", value_parser = gpu_collide::draw::View::parse, allow_hyphen_values = true)]
         view: Option<gpu_collide::draw::View>,
+    },
+    /// Prints the contact of every colliding pair at the frame's start as {"contacts":
+    /// [{"pair": [i, j], "normal": [x, y], "depth": d} or {"pair": [i, j], "area": n}, ...]}.
+    Contacts {
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
+        scene: PathBuf,
+        /// Where to compute.
+        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        backend: Backend,
+        /// Write the contacts to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// As for `pairs`.
+        #[arg(long, value_name = "N", default_value_t = gpu_collide::DEFAULT_MAX_PAIRS,
+              value_parser = max_pairs)]
+        max_pairs: u64,
+    },
+    /// Answers the scene's rays, points and boxes as {"rays": [...], "points": [...],
+    /// "boxes": [...]}.
+    Query {
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
+        scene: PathBuf,
+        /// Where to compute.
+        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        backend: Backend,
+        /// Write the answers to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Lists the adapters wgpu can see, best first, and whether each can run the pipeline.
     Adapters,
@@ -128,9 +160,10 @@ impl Command {
     /// Whether the command may open wgpu.
     fn may_use_gpu(&self) -> bool {
         match self {
-            Command::Pairs { backend, .. } | Command::Draw { backend, .. } => {
-                matches!(backend, Backend::Gpu)
-            }
+            Command::Pairs { backend, .. }
+            | Command::Draw { backend, .. }
+            | Command::Contacts { backend, .. }
+            | Command::Query { backend, .. } => matches!(backend, Backend::Gpu),
             Command::Adapters => true,
             Command::Bench { backend, .. } => backend
                 .as_ref()
@@ -172,6 +205,17 @@ fn main() -> ExitCode {
             backend,
             view,
         } => draw(&scene, &out, backend, view),
+        Command::Contacts {
+            scene,
+            backend,
+            out,
+            max_pairs,
+        } => contacts(&scene, backend, out.as_ref(), max_pairs),
+        Command::Query {
+            scene,
+            backend,
+            out,
+        } => query(&scene, backend, out.as_ref()),
         Command::Adapters => adapters(),
         Command::Bench {
             scene,
@@ -283,14 +327,15 @@ fn read_text(path: &Path) -> Result<String, Error> {
     }
 }
 
-fn pairs(
+/// The scene of `path` and a collider over its shapes on `backend`, start-up timed and
+/// noted on stderr, as every command that answers a scene starts.
+fn open_scene(
     path: &Path,
     backend: Backend,
-    out: Option<&PathBuf>,
     max_pairs: u64,
-) -> Result<(), CliError> {
-    // Start-up (reading, the device, the pipelines) is timed apart from finding the
-    // pairs, which is what a game pays every frame.
+) -> Result<(Scene, Box<dyn Collider>), CliError> {
+    // Start-up (reading, the device, the pipelines) is timed apart from the answer,
+    // which is what a game pays every frame.
     let reading = Instant::now();
     let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
     for warning in &parsed.warnings {
@@ -310,21 +355,113 @@ fn pairs(
         "start-up: scene read in {read_ms:.1} ms, backend ready in {:.1} ms",
         setting_up.elapsed().as_secs_f64() * 1e3
     ));
+    Ok((scene, collider))
+}
+
+fn pairs(
+    path: &Path,
+    backend: Backend,
+    out: Option<&PathBuf>,
+    max_pairs: u64,
+) -> Result<(), CliError> {
+    let (scene, mut collider) = open_scene(path, backend, max_pairs)?;
     let start = Instant::now();
-    let found = collider.find_pairs(&scene.bodies)?;
+    // A scene with motion answers the swept question, with the times of impact beside
+    // the pairs (format 1.1); one without prints exactly what version 1 prints.
+    let (found, toi) = if gpu_collide::motion::any_moving(&scene.bodies) {
+        let swept = collider.find_swept_pairs(&scene.bodies)?;
+        let pairs: Vec<Pair> = swept.iter().map(|s| s.pair).collect();
+        (
+            pairs,
+            Some(swept.iter().map(|s| number(s.toi)).collect::<Vec<_>>()),
+        )
+    } else {
+        (collider.find_pairs(&scene.bodies)?, None)
+    };
     note(&format!(
         "{} bodies, {} pairs in {:.1} ms",
         scene.bodies.len(),
         found.len(),
         start.elapsed().as_secs_f64() * 1e3
     ));
-    let text = pairs_json(&found) + "\n";
+    let text = match toi {
+        Some(toi) => serde_json::json!({ "pairs": found, "toi": toi }).to_string(),
+        None => pairs_json(&found),
+    };
+    write_output(out, &(text + "\n"))
+}
+
+fn contacts(
+    path: &Path,
+    backend: Backend,
+    out: Option<&PathBuf>,
+    max_pairs: u64,
+) -> Result<(), CliError> {
+    let (scene, mut collider) = open_scene(path, backend, max_pairs)?;
+    let start = Instant::now();
+    let found = collider.find_contacts(&scene.bodies)?;
+    note(&format!(
+        "{} bodies, {} contacts in {:.1} ms",
+        scene.bodies.len(),
+        found.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    ));
+    let contacts: Vec<serde_json::Value> = found
+        .iter()
+        .map(|c| match c.kind {
+            ContactKind::Penetration { normal, depth } => serde_json::json!({
+                "pair": c.pair,
+                "normal": [number(normal.x), number(normal.y)],
+                "depth": number(depth),
+            }),
+            ContactKind::Area(area) => serde_json::json!({ "pair": c.pair, "area": area }),
+        })
+        .collect();
+    let text = serde_json::json!({ "contacts": contacts }).to_string();
+    write_output(out, &(text + "\n"))
+}
+
+fn query(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), CliError> {
+    let (scene, mut collider) = open_scene(path, backend, gpu_collide::DEFAULT_MAX_PAIRS)?;
+    let start = Instant::now();
+    let answers = collider.query(&scene.bodies, &scene.queries)?;
+    note(&format!(
+        "{} bodies, {} rays, {} points, {} boxes answered in {:.1} ms",
+        scene.bodies.len(),
+        answers.rays.len(),
+        answers.points.len(),
+        answers.boxes.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    ));
+    let rays: Vec<serde_json::Value> = answers
+        .rays
+        .iter()
+        .map(|hit| match hit {
+            None => serde_json::Value::Null,
+            Some(hit) => serde_json::json!({
+                "body": hit.body,
+                "t": number(hit.t),
+                "normal": hit.normal.map(|n| [number(n.x), number(n.y)]),
+            }),
+        })
+        .collect();
+    let text = serde_json::json!({
+        "rays": rays,
+        "points": answers.points,
+        "boxes": answers.boxes,
+    })
+    .to_string();
+    write_output(out, &(text + "\n"))
+}
+
+/// Writes a command's answer to `out`, or to standard output.
+fn write_output(out: Option<&PathBuf>, text: &str) -> Result<(), CliError> {
     match out {
         Some(file) => std::fs::write(file, text).map_err(|source| CliError::Write {
             path: file.display().to_string(),
             source,
         }),
-        None => print_out(&text),
+        None => print_out(text),
     }
 }
 
@@ -359,6 +496,14 @@ fn draw(
         out.display()
     ));
     Ok(())
+}
+
+/// An f32 answer as JSON, written with the digits that identify the f32 (`0.43333334`),
+/// not those of its f64 widening (`0.4333333373069763`), which claim a precision the
+/// backends do not have.
+fn number(value: f32) -> serde_json::Value {
+    let shortest: f64 = value.to_string().parse().unwrap_or(value as f64);
+    serde_json::json!(shortest)
 }
 
 /// `{"pairs": [[i, j], ...]}`, as the format prescribes.

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{gpu, SPEC_EXAMPLE};
+use crate::support::{gpu, json_close, SPEC_EXAMPLE, SPEC_EXAMPLE_1_1};
 
 fn command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_gpu-collide"));
@@ -329,4 +329,66 @@ fn max_pairs_refuses_a_pile_past_it_on_every_backend_and_answers_under_it() {
     let zero = run(&["pairs", &path, "--max-pairs", "0"]);
     assert_eq!(zero.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&zero.stderr).contains("--max-pairs"));
+}
+
+/// Runs `args` on the spec's 1.1 example with the cpu backend and returns its JSON; with
+/// the gpu backend (where there is one), checks it refuses clearly, for now.
+fn answer_1_1(command_name: &str) -> serde_json::Value {
+    let path = write_scene("spec-1.1.json", SPEC_EXAMPLE_1_1);
+    let out = run(&[command_name, &path, "--backend", "cpu"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{command_name}: {stderr}");
+    assert_clean_stderr(command_name, &stderr);
+    if gpu().is_some() {
+        let refused = run(&[command_name, &path, "--backend", "gpu"]);
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(
+            refused.status.code(),
+            Some(1),
+            "{command_name} gpu: {message}"
+        );
+        assert!(
+            message.contains("not implemented on the gpu backend yet; use the cpu backend"),
+            "{command_name} gpu: {message}"
+        );
+        assert!(refused.stdout.is_empty());
+    }
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+#[test]
+fn pairs_of_a_moving_scene_print_their_times_of_impact() {
+    let value = answer_1_1("pairs");
+    let expected = serde_json::json!({"pairs": [[0, 1]], "toi": [13.0 / 30.0]});
+    assert!(json_close(&value, &expected, 1e-4), "{value}");
+    // A still scene prints no `toi`, as version 1 did.
+    let path = write_scene("still.json", SPEC_EXAMPLE);
+    let out = run(&["pairs", &path, "--backend", "cpu"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("toi"));
+}
+
+#[test]
+fn contacts_prints_depths_normals_and_areas() {
+    // The spec's example touches nowhere at t = 0 (the circle only gets there later).
+    let value = answer_1_1("contacts");
+    assert_eq!(value, serde_json::json!({"contacts": []}));
+    let path = write_scene(
+        "contacts.json",
+        r####"{"shapes": [{"polygon": [[-1, -1], [1, -1], [1, 1], [-1, 1]]},
+                       {"bitmask": {"width": 2, "height": 1, "rows": ["##"]}}],
+            "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 100}, {"shape": 0, "x": 1.5, "y": 0.2},
+                       {"shape": 1, "x": 10, "y": 0}, {"shape": 1, "x": 11, "y": 0}]}"####,
+    );
+    let out = run(&["contacts", &path, "--backend", "cpu"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let expected = serde_json::json!({"contacts": [
+        {"pair": [0, 1], "normal": [1, 0], "depth": 0.5},
+        {"pair": [2, 3], "area": 1}
+    ]});
+    assert!(json_close(&value, &expected, 1e-5), "{value}");
 }

@@ -6,6 +6,7 @@
 
 mod bench_cli;
 mod cli;
+mod contacts;
 mod cross_check;
 mod draw;
 mod fuzz;
@@ -19,3 +20,4 @@ mod record;
 mod scene_errors;
 mod shaders;
 mod support;
+mod swept;

@@ -96,6 +96,37 @@ pub const SPEC_EXAMPLE: &str = r#######"{
   ]
 }"#######;
 
+/// The example scene of the spec of format 1.1 (motion, contacts and queries).
+pub const SPEC_EXAMPLE_1_1: &str = r#######"{
+  "shapes": [{"circle": 1.0}, {"polygon": [[-4, -1], [4, -1], [4, 1], [-4, 1]]}],
+  "bodies": [
+    {"shape": 0, "x": 0, "y": 0, "vx": 30, "vy": 0, "layer": 2, "mask": 1},
+    {"shape": 1, "x": 15, "y": 0, "angle": 1.5707963, "layer": 1, "mask": 2}
+  ],
+  "rays":   [{"x": -10, "y": 0.5, "dx": 40, "dy": 0, "mask": 1}],
+  "points": [{"x": 15, "y": 3}],
+  "boxes":  [{"min": [-2, -2], "max": [2, 2], "mask": 4294967295}]
+}"#######;
+
+/// Whether two JSON values are equal, numbers within `tolerance`.
+pub fn json_close(a: &Value, b: &Value, tolerance: f64) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => (x - y).abs() <= tolerance,
+            _ => false,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_close(x, y, tolerance))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w, tolerance)))
+        }
+        _ => a == b,
+    }
+}
+
 /// What is wrong with `reported` outside the oracle's band, showing the offending pairs
 /// with their distances and bodies; `None` when it is exact there.
 pub fn outside_band_report(

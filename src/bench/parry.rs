@@ -178,6 +178,7 @@ fn bitmask_compound(
 impl Collider for ParryCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
+        crate::motion::refuse_motion(&self.describe(), bodies)?;
         self.poses.clear();
         self.poses.extend(
             bodies

@@ -41,3 +41,18 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
         max: hi.to_array(),
     }
 }
+
+/// The box a body covers over the whole frame when it moves by `velocity`: its box at
+/// `t = 0` joined with its box at `t = 1` (it slides without turning, so every box in
+/// between lies within). The broad phase of swept pairs compares these.
+pub fn swept_bounds(aabb: Aabb, velocity: [f32; 2]) -> Aabb {
+    let (min, max, v) = (
+        Vec2::from(aabb.min),
+        Vec2::from(aabb.max),
+        Vec2::from(velocity),
+    );
+    Aabb {
+        min: min.min(min + v).to_array(),
+        max: max.max(max + v).to_array(),
+    }
+}

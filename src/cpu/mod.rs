@@ -9,8 +9,11 @@
 
 pub mod bounds;
 pub mod broad;
+pub mod contact;
 pub mod narrow;
+pub mod placed;
 pub mod reference;
+pub mod sweep;
 
 pub use reference::ReferenceCollider;
 
@@ -21,9 +24,11 @@ use rayon::prelude::*;
 use crate::body::Body;
 use crate::cell_size::choose_grid;
 use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
+use crate::contact::Contact;
 use crate::error::Error;
 use crate::grid::GridParams;
 use crate::library::{body_info, update_transforms, ShapeLibrary};
+use crate::motion::{any_moving, SweptPair};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
 
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large
@@ -93,8 +98,11 @@ impl CpuCollider {
     }
 }
 
-impl Collider for CpuCollider {
-    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+impl CpuCollider {
+    /// Checks the bodies, then bounds, grid and candidate pairs: the pairs whose filters
+    /// agree and whose boxes overlap, the boxes covering each body's whole motion when
+    /// `swept`. Refuses the frame past the pair limit.
+    fn candidates(&mut self, bodies: &[Body], swept: bool) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
         let s = &mut self.scratch;
         update_transforms(bodies, &mut s.transforms, &mut s.angles);
@@ -107,11 +115,19 @@ impl Collider for CpuCollider {
             s.transforms
                 .par_iter()
                 .zip(&s.infos)
+                .zip(bodies)
                 .with_min_len(CHUNK)
-                .map(|(t, info)| bounds::body_bounds(library, t, info)),
+                .map(|((t, info), body)| {
+                    let aabb = bounds::body_bounds(library, t, info);
+                    if swept && body.moves() {
+                        bounds::swept_bounds(aabb, body.velocity.to_array())
+                    } else {
+                        aabb
+                    }
+                }),
         );
         s.grid.rebuild(&params, &s.infos, &s.aabbs);
-        let (grid, infos, aabbs, transforms) = (&s.grid, &s.infos, &s.aabbs, &s.transforms);
+        let (grid, aabbs) = (&s.grid, &s.aabbs);
         let (limit, found, refused) = (self.max_pairs, AtomicU64::new(0), AtomicBool::new(false));
         let candidates: Vec<Pair> = (0..bodies.len())
             .into_par_iter()
@@ -132,6 +148,18 @@ impl Collider for CpuCollider {
                 limit,
             });
         }
+        self.last = FrameStats {
+            candidates: Some(candidates.len() as u64),
+            stages: None,
+        };
+        Ok(candidates)
+    }
+
+    /// The pairs at `t = 0`, whatever the velocities.
+    fn pairs_at_start(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let candidates = self.candidates(bodies, false)?;
+        let (library, s) = (&self.library, &self.scratch);
+        let (infos, transforms) = (&s.infos, &s.transforms);
         let mut pairs: Vec<Pair> = candidates
             .par_iter()
             .with_min_len(CHUNK)
@@ -141,10 +169,58 @@ impl Collider for CpuCollider {
             })
             .collect();
         pairs.par_sort_unstable();
-        self.last = FrameStats {
-            candidates: Some(candidates.len() as u64),
-            stages: None,
-        };
+        Ok(pairs)
+    }
+}
+
+impl Collider for CpuCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        if any_moving(bodies) {
+            let swept = self.find_swept_pairs(bodies)?;
+            return Ok(swept.into_iter().map(|s| s.pair).collect());
+        }
+        self.pairs_at_start(bodies)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let pairs = self.pairs_at_start(bodies)?;
+        let (library, s) = (&self.library, &self.scratch);
+        let (infos, transforms) = (&s.infos, &s.transforms);
+        Ok(pairs
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|&pair| Contact {
+                pair,
+                kind: contact::contact(
+                    library,
+                    transforms,
+                    infos,
+                    pair[0] as usize,
+                    pair[1] as usize,
+                ),
+            })
+            .collect())
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        let candidates = self.candidates(bodies, true)?;
+        let (library, s) = (&self.library, &self.scratch);
+        let (infos, transforms) = (&s.infos, &s.transforms);
+        let velocities: Vec<glam::Vec2> = bodies.iter().map(|b| b.velocity).collect();
+        let mut pairs: Vec<SweptPair> = candidates
+            .par_iter()
+            .with_min_len(CHUNK)
+            .filter_map(|&[i, j]| {
+                let (i, j) = (i as usize, j as usize);
+                sweep::time_of_impact(library, transforms, infos, &velocities, i, j).map(|toi| {
+                    SweptPair {
+                        pair: [i as u32, j as u32],
+                        toi,
+                    }
+                })
+            })
+            .collect();
+        pairs.par_sort_unstable_by_key(|s| s.pair);
         Ok(pairs)
     }
 

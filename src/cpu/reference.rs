@@ -4,11 +4,13 @@
 
 use crate::body::{filters_agree, Body};
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
+use crate::contact::Contact;
 use crate::error::Error;
 use crate::library::{body_info, body_transform, ShapeLibrary};
+use crate::motion::{any_moving, SweptPair};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
 
-use super::{bounds, narrow};
+use super::{bounds, contact, narrow, sweep};
 
 /// Finds colliding pairs by testing every pair of boxes, then the exact shapes.
 ///
@@ -38,12 +40,26 @@ impl ReferenceCollider {
     }
 }
 
-impl Collider for ReferenceCollider {
-    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+/// One frame's bodies as the stages read them.
+struct Frame {
+    transforms: Vec<BodyTransform>,
+    infos: Vec<BodyInfo>,
+    candidates: Vec<Pair>,
+}
+
+impl ReferenceCollider {
+    /// Checks the bodies and finds every pair whose filters agree and whose boxes
+    /// overlap: at `t = 0`, or over the whole frame's motion when `swept`.
+    fn frame(&mut self, bodies: &[Body], swept: bool) -> Result<Frame, Error> {
         self.library.check_bodies(bodies)?;
         let transforms: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
         let infos: Vec<BodyInfo> = bodies.iter().map(body_info).collect();
-        let aabbs = bounds::bounds(&self.library, &transforms, &infos);
+        let mut aabbs = bounds::bounds(&self.library, &transforms, &infos);
+        if swept {
+            for (aabb, body) in aabbs.iter_mut().zip(bodies) {
+                *aabb = bounds::swept_bounds(*aabb, body.velocity.to_array());
+            }
+        }
         let candidates = all_pairs(&infos, &aabbs, self.max_pairs);
         if candidates.len() as u64 > self.max_pairs {
             return Err(Error::TooManyPairs {
@@ -55,8 +71,78 @@ impl Collider for ReferenceCollider {
             candidates: Some(candidates.len() as u64),
             stages: None,
         };
-        let pairs = narrow::narrow(&self.library, &transforms, &infos, &candidates);
+        Ok(Frame {
+            transforms,
+            infos,
+            candidates,
+        })
+    }
+
+    /// The pairs at `t = 0`, whatever the velocities.
+    fn pairs_at_start(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let frame = self.frame(bodies, false)?;
+        let pairs = narrow::narrow(
+            &self.library,
+            &frame.transforms,
+            &frame.infos,
+            &frame.candidates,
+        );
         Ok(sorted_pairs(pairs))
+    }
+}
+
+impl Collider for ReferenceCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        if any_moving(bodies) {
+            let swept = self.find_swept_pairs(bodies)?;
+            return Ok(swept.into_iter().map(|s| s.pair).collect());
+        }
+        self.pairs_at_start(bodies)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let frame = self.frame(bodies, false)?;
+        let pairs = narrow::narrow(
+            &self.library,
+            &frame.transforms,
+            &frame.infos,
+            &frame.candidates,
+        );
+        let contacts = sorted_pairs(pairs)
+            .into_iter()
+            .map(|pair| Contact {
+                pair,
+                kind: contact::contact(
+                    &self.library,
+                    &frame.transforms,
+                    &frame.infos,
+                    pair[0] as usize,
+                    pair[1] as usize,
+                ),
+            })
+            .collect();
+        Ok(contacts)
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        let frame = self.frame(bodies, true)?;
+        let velocities: Vec<glam::Vec2> = bodies.iter().map(|b| b.velocity).collect();
+        let mut pairs = Vec::new();
+        for &[i, j] in &frame.candidates {
+            let toi = sweep::time_of_impact(
+                &self.library,
+                &frame.transforms,
+                &frame.infos,
+                &velocities,
+                i as usize,
+                j as usize,
+            );
+            if let Some(toi) = toi {
+                pairs.push(SweptPair { pair: [i, j], toi });
+            }
+        }
+        pairs.sort_by_key(|s| s.pair);
+        Ok(pairs)
     }
 
     fn describe(&self) -> String {

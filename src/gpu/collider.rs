@@ -612,6 +612,7 @@ struct Found {
 impl Collider for GpuCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
+        crate::motion::refuse_motion(&self.describe(), bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }

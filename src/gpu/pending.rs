@@ -107,6 +107,7 @@ impl GpuCollider {
             )));
         }
         self.library().check_bodies(bodies)?;
+        crate::motion::refuse_motion(&crate::Collider::describe(self), bodies)?;
         let seq = self.frames.next_seq;
         let work = if bodies.len() < 2 {
             None

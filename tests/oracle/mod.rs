@@ -13,6 +13,9 @@
 
 #![allow(dead_code)]
 
+pub mod contact;
+pub mod motion;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -145,7 +148,7 @@ pub fn compare(reported: &[[u32; 2]], oracle: &OracleResult) -> Comparison {
 // ---------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct V {
+pub(crate) struct V {
     x: f64,
     y: f64,
 }
@@ -339,6 +342,9 @@ struct Body {
     x: f64,
     y: f64,
     angle: f64,
+    /// The displacement over the frame (format 1.1), zero when absent.
+    vx: f64,
+    vy: f64,
     layer: u32,
     mask: u32,
 }
@@ -518,11 +524,24 @@ fn parse_body(i: usize, v: &Value, shapes: &[Shape]) -> Body {
             "oracle: body {i}: a bitmask body needs angle 0"
         );
     }
+    let velocity = |name: &str| match field(name) {
+        None => 0.0,
+        v => finite_number(v, &format!("body {i}: `{name}`")),
+    };
+    let (vx, vy) = (velocity("vx"), velocity("vy"));
+    if let Shape::Bitmask(_) = shapes[shape] {
+        assert!(
+            vx == 0.0 && vy == 0.0,
+            "oracle: body {i}: a bitmask body cannot move"
+        );
+    }
     Body {
         shape,
         x,
         y,
         angle,
+        vx,
+        vy,
         layer: optional_u32(field("layer"), &format!("body {i}: `layer`")),
         mask: optional_u32(field("mask"), &format!("body {i}: `mask`")),
     }

@@ -1,0 +1,32 @@
+//! Contacts (scene format 1.1): how deep two colliding bodies overlap and which way to
+//! push them apart, or, for a pair with a bitmask, how many cells they share. Given by
+//! [`crate::Collider::find_contacts`] for the pairs of the frame at `t = 0`.
+
+use glam::Vec2;
+
+use crate::collider::Pair;
+
+/// One colliding pair and how it overlaps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact {
+    /// The bodies `[i, j]`, `i < j`.
+    pub pair: Pair,
+    /// How they overlap.
+    pub kind: ContactKind,
+}
+
+/// How a colliding pair overlaps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ContactKind {
+    /// Two polygons or circles: body `j` moved by `depth · normal` would touch body `i`
+    /// without overlapping it, and no shorter move does.
+    Penetration {
+        /// Unit direction from body `i` towards body `j`.
+        normal: Vec2,
+        /// The length of the shortest separating move, at least 0 (touching bodies).
+        depth: f32,
+    },
+    /// A pair with a bitmask: the cells set in both bitmasks, or the bitmask's set cells
+    /// that the polygon or circle meets.
+    Area(u32),
+}
