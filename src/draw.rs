@@ -1,16 +1,22 @@
 //! `gpu-collide draw`: a picture of a scene and of its answer, as SVG, for a person
 //! debugging a scene rather than reading index pairs. Bodies are outlined, colliding bodies
-//! filled; the view fits the scene or a window of it.
+//! filled; a moving body's end pose is ghosted (dashed) and, when it hits something, its
+//! pose at the time of impact drawn dotted; contact normals are arrows. The view fits the
+//! scene or a window of it.
 //!
 //! The picture is in world units (the SVG's `viewBox`, with y pointing up as in the scene
-//! format), and every line keeps one pixel's width however far a viewer zooms in
-//! (`vector-effect: non-scaling-stroke`), so that 10^4 bodies stay readable.
+//! format). Lines are one pixel wide at the picture's own size, whatever the view's
+//! extent, so that 10^4 bodies stay readable: widths and dashes are written in world
+//! units for that size, which every SVG viewer honours (`vector-effect` would do it at
+//! any zoom, but renderers such as librsvg ignore it).
 
 use std::fmt::Write;
 
 use glam::DVec2;
 
 use crate::collider::Pair;
+use crate::contact::{Contact, ContactKind};
+use crate::motion::SweptPair;
 use crate::scene::Scene;
 use crate::shapes::Shape;
 
@@ -53,11 +59,16 @@ impl View {
     }
 }
 
-/// What to draw over the bodies: the answer of one command on the scene.
+/// What to draw over the bodies: the answers of the commands on the scene.
 #[derive(Debug, Clone, Default)]
 pub struct Overlay {
     /// Colliding pairs, whose bodies are filled.
     pub pairs: Vec<Pair>,
+    /// For a scene with motion, its swept pairs: each moving body of one is drawn at its
+    /// earliest time of impact too.
+    pub swept: Vec<SweptPair>,
+    /// Contacts at `t = 0`, drawn as normals from body `i` towards body `j`.
+    pub contacts: Vec<Contact>,
 }
 
 /// The scene and its overlay as an SVG document, seen through `view` (the whole scene,
@@ -68,12 +79,24 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
         .iter()
         .map(|body| Outline::of(&scene.shapes[body.shape as usize], body))
         .collect();
-    let view = view.unwrap_or_else(|| fit(&outlines));
+    // The whole scene, with the end poses of moving bodies.
+    let view = view.unwrap_or_else(|| {
+        fit(outlines.iter().zip(&scene.bodies).map(|(outline, body)| {
+            let (min, max) = outline.bounds();
+            let v = DVec2::new(body.velocity.x as f64, body.velocity.y as f64);
+            (min.min(min + v), max.max(max + v))
+        }))
+    });
     let mut colliding = vec![false; scene.bodies.len()];
-    for &[i, j] in &overlay.pairs {
-        for k in [i, j] {
-            if let Some(c) = colliding.get_mut(k as usize) {
-                *c = true;
+    // The earliest time of impact of each body, for the pose drawn dotted.
+    let mut first_hit = vec![f32::INFINITY; scene.bodies.len()];
+    let swept = overlay.swept.iter().map(|s| (s.pair, s.toi));
+    let still = overlay.pairs.iter().map(|&p| (p, 0.0));
+    for ([i, j], toi) in still.chain(swept) {
+        for k in [i as usize, j as usize] {
+            if k < colliding.len() {
+                colliding[k] = true;
+                first_hit[k] = first_hit[k].min(toi);
             }
         }
     }
@@ -90,13 +113,20 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
         num(size.x),
         num(size.y)
     );
+    // One pixel, in world units.
+    let px = size.x / WIDTH_PX;
+    let (line, dash, gap, dot) = (num(1.2 * px), num(4.0 * px), num(3.0 * px), num(1.5 * px));
     let _ = writeln!(
         out,
-        "<style>* {{ vector-effect: non-scaling-stroke; stroke-width: 1px; }} \
+        "<style>* {{ stroke-width: {line}; }} \
          .body {{ fill: none; stroke: #4a6fa5; }} \
          .hit {{ fill: #e4572e; fill-opacity: 0.45; stroke: #b8321a; }} \
          .pixels {{ fill: #4a6fa5; fill-opacity: 0.35; stroke: none; shape-rendering: crispEdges; }} \
-         .pixels.hit {{ fill: #e4572e; fill-opacity: 0.55; }}</style>"
+         .pixels.hit {{ fill: #e4572e; fill-opacity: 0.55; }} \
+         .end {{ fill: none; stroke: #7a8ca8; stroke-dasharray: {dash} {gap}; }} \
+         .impact {{ fill: none; stroke: #b8321a; stroke-dasharray: {dot} {dot}; }} \
+         .path {{ stroke: #7a8ca8; stroke-dasharray: {dot} {gap}; }} \
+         .normal {{ stroke: #1b7f3b; fill: #1b7f3b; }}</style>"
     );
     let _ = writeln!(
         out,
@@ -113,7 +143,74 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
             continue;
         }
         let class = if colliding[k] { "hit" } else { "body" };
-        outline.write(&mut out, class, k);
+        outline.write(&mut out, class, &format!("body {k}"));
+    }
+    for (k, body) in scene.bodies.iter().enumerate() {
+        if !body.moves() {
+            continue;
+        }
+        let v = DVec2::new(body.velocity.x as f64, body.velocity.y as f64);
+        let outline = &outlines[k];
+        let (min, max) = outline.bounds();
+        if !view.overlaps((min.min(min + v), max.max(max + v))) {
+            continue;
+        }
+        let from = (min + max) * 0.5;
+        let _ = writeln!(
+            out,
+            r#"<line class="path" x1="{}" y1="{}" x2="{}" y2="{}"/>"#,
+            num(from.x),
+            num(from.y),
+            num(from.x + v.x),
+            num(from.y + v.y)
+        );
+        outline
+            .moved(v)
+            .write(&mut out, "end", &format!("body {k} at the frame's end"));
+        if first_hit[k] > 0.0 && first_hit[k] <= 1.0 {
+            let toi = first_hit[k];
+            outline.moved(v * toi as f64).write(
+                &mut out,
+                "impact",
+                &format!("body {k} at its first impact, t = {toi}"),
+            );
+        }
+    }
+    for contact in &overlay.contacts {
+        let ContactKind::Penetration { normal, depth } = contact.kind else {
+            continue; // an area has no direction to show
+        };
+        let [i, j] = contact.pair.map(|k| k as usize);
+        let (Some(a), Some(b)) = (outlines.get(i), outlines.get(j)) else {
+            continue;
+        };
+        let (a, b) = (a.bounds(), b.bounds());
+        if !view.overlaps(a) && !view.overlaps(b) {
+            continue;
+        }
+        // From between the two bodies, as long as the smaller one is wide, pointing from
+        // i towards j.
+        let from = ((a.0 + a.1) * 0.5 + (b.0 + b.1) * 0.5) * 0.5;
+        let size = (a.1 - a.0).min_element().min((b.1 - b.0).min_element());
+        let length = (0.5 * size).max(1e-3);
+        let n = DVec2::new(normal.x as f64, normal.y as f64);
+        let tip = from + n * length;
+        let side = DVec2::new(-n.y, n.x) * length * 0.2;
+        let back = tip - n * length * 0.3;
+        let _ = writeln!(
+            out,
+            r#"<g class="normal"><title>bodies {i} and {j}: depth {depth}</title><line x1="{}" y1="{}" x2="{}" y2="{}"/><polygon points="{},{} {},{} {},{}"/></g>"#,
+            num(from.x),
+            num(from.y),
+            num(tip.x),
+            num(tip.y),
+            num(tip.x),
+            num(tip.y),
+            num(back.x + side.x),
+            num(back.y + side.y),
+            num(back.x - side.x),
+            num(back.y - side.y)
+        );
     }
     out.push_str("</g>\n</svg>\n");
     out
@@ -176,6 +273,23 @@ impl Outline {
         }
     }
 
+    /// The same outline moved by `offset`.
+    fn moved(&self, offset: DVec2) -> Outline {
+        match self {
+            Outline::Polygon(points) => {
+                Outline::Polygon(points.iter().map(|&p| p + offset).collect())
+            }
+            Outline::Circle(centre, radius) => Outline::Circle(*centre + offset, *radius),
+            Outline::Bitmask { runs, bounds } => Outline::Bitmask {
+                runs: runs
+                    .iter()
+                    .map(|&(y, x, length)| (y + offset.y, x + offset.x, length))
+                    .collect(),
+                bounds: (bounds.0 + offset, bounds.1 + offset),
+            },
+        }
+    }
+
     fn bounds(&self) -> (DVec2, DVec2) {
         match self {
             Outline::Polygon(points) => points.iter().fold(
@@ -190,8 +304,8 @@ impl Outline {
         }
     }
 
-    fn write(&self, out: &mut String, class: &str, index: usize) {
-        let title = format!("<title>body {index}</title>");
+    fn write(&self, out: &mut String, class: &str, title: &str) {
+        let title = format!("<title>{title}</title>");
         let _ = match self {
             Outline::Polygon(points) => {
                 let list: Vec<String> = points
@@ -233,9 +347,9 @@ impl Outline {
     }
 }
 
-/// The scene's bounds with a margin of 5% (a unit square around an empty scene).
-fn fit(outlines: &[Outline]) -> View {
-    let (min, max) = outlines.iter().map(Outline::bounds).fold(
+/// The boxes' bounds with a margin of 5% (a unit square around an empty scene).
+fn fit(boxes: impl Iterator<Item = (DVec2, DVec2)>) -> View {
+    let (min, max) = boxes.fold(
         (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
         |(lo, hi), (a, b)| (lo.min(a), hi.max(b)),
     );
@@ -254,6 +368,10 @@ fn fit(outlines: &[Outline]) -> View {
 
 /// A coordinate as SVG takes it: short, and exact enough for any zoom a viewer offers.
 fn num(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.01 {
+        // Widths and dashes of a view a few units wide: kept significant.
+        return format!("{x:.3e}");
+    }
     let text = format!("{x:.4}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     if text == "-0" {
@@ -286,7 +404,8 @@ mod tests {
     #[test]
     fn numbers_are_short() {
         assert_eq!(num(1.0), "1");
-        assert_eq!(num(-0.00001), "0");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(0.00001234), "1.234e-5");
         assert_eq!(num(2.5), "2.5");
         assert_eq!(num(1.0 / 3.0), "0.3333");
     }

@@ -481,18 +481,30 @@ fn draw(
         Backend::Cpu => Box::new(CpuCollider::new(library)),
         Backend::Gpu => Box::new(GpuCollider::new(&GpuContext::new()?, library)?),
     };
-    let overlay = gpu_collide::draw::Overlay {
-        pairs: collider.find_pairs(&scene.bodies)?,
-    };
+    let mut overlay = gpu_collide::draw::Overlay::default();
+    if gpu_collide::motion::any_moving(&scene.bodies) {
+        overlay.swept = collider.find_swept_pairs(&scene.bodies)?;
+    } else {
+        overlay.pairs = collider.find_pairs(&scene.bodies)?;
+    }
+    // A backend without contacts yet still draws the rest.
+    match collider.find_contacts(&scene.bodies) {
+        Ok(contacts) => overlay.contacts = contacts,
+        Err(Error::Unsupported { backend, what }) => note(&format!(
+            "no contact normals: the {backend} backend has no {what} yet"
+        )),
+        Err(error) => return Err(error.into()),
+    }
     let svg = gpu_collide::draw::svg(&scene, &overlay, view);
     std::fs::write(out, svg).map_err(|source| CliError::Write {
         path: out.display().to_string(),
         source,
     })?;
     note(&format!(
-        "drew {} bodies and {} pairs to {}",
+        "drew {} bodies, {} pairs and {} contacts to {}",
         scene.bodies.len(),
-        overlay.pairs.len(),
+        overlay.pairs.len() + overlay.swept.len(),
+        overlay.contacts.len(),
         out.display()
     ));
     Ok(())

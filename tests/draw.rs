@@ -44,10 +44,14 @@ fn drawn(svg: &str) -> (BTreeSet<usize>, BTreeSet<usize>) {
     assert!(root.attribute("viewBox").is_some());
     let (mut all, mut hit) = (BTreeSet::new(), BTreeSet::new());
     for node in document.descendants().filter(|n| n.has_tag_name("title")) {
-        let Some(index) = node.text().and_then(|t| t.strip_prefix("body ")) else {
+        // Bodies are titled `body N`; their ghosted poses say more after the index.
+        let Some(Ok(index)) = node
+            .text()
+            .and_then(|t| t.strip_prefix("body "))
+            .map(str::parse::<usize>)
+        else {
             continue;
         };
-        let index: usize = index.parse().expect("a body index");
         let shape = node.parent().expect("a shape around the title");
         assert!(all.insert(index), "body {index} drawn twice");
         if shape
@@ -120,4 +124,56 @@ fn a_bad_view_is_refused_with_the_reason() {
         assert_eq!(run.status.code(), Some(1), "{view}: {stderr}");
         assert!(stderr.contains(words), "{view}: {stderr}");
     }
+}
+
+/// The format's example of motion: a bullet crossing a wall during the frame.
+const SWEPT: &str = r#"{
+  "shapes": [{"circle": 1.0}, {"polygon": [[-4, -1], [4, -1], [4, 1], [-4, 1]]}],
+  "bodies": [
+    {"shape": 0, "x": 0, "y": 0, "vx": 30, "vy": 0},
+    {"shape": 1, "x": 15, "y": 0, "angle": 1.5707963}
+  ]
+}"#;
+
+#[test]
+fn a_swept_body_is_ghosted_at_its_end_and_at_its_impact() {
+    let svg = draw("swept", SWEPT, &[]);
+    let document = roxmltree::Document::parse(&svg).expect("well-formed");
+    let titled = |class: &str| -> Vec<String> {
+        document
+            .descendants()
+            .filter(|n| n.attribute("class") == Some(class))
+            .filter_map(|n| n.children().find(|c| c.has_tag_name("title")))
+            .filter_map(|t| t.text().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(titled("end"), vec!["body 0 at the frame's end".to_string()]);
+    let impact = titled("impact");
+    assert_eq!(impact.len(), 1, "{impact:?}");
+    // The bullet's edge meets the wall's face (x = 14) when its centre is at 13: t = 13/30.
+    let toi: f32 = impact[0]
+        .rsplit("t = ")
+        .next()
+        .and_then(|t| t.parse().ok())
+        .expect("the impact's time in its title");
+    assert!((toi - 13.0 / 30.0).abs() < 1e-3, "{toi}");
+    // Both bodies are marked as colliding, though they are apart at t = 0.
+    let (_, hit) = drawn(&svg);
+    assert_eq!(hit, [0, 1].into_iter().collect());
+}
+
+#[test]
+fn contact_normals_are_drawn_as_arrows() {
+    let scene = random_scene(SceneKind::Polygons, 300, 82);
+    let contacts = CpuCollider::new(scene.validate().expect("valid"))
+        .find_contacts(&scene.bodies)
+        .expect("contacts");
+    assert!(!contacts.is_empty());
+    let svg = draw("contacts", &scene.to_json(), &[]);
+    let document = roxmltree::Document::parse(&svg).expect("well-formed");
+    let arrows = document
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("normal"))
+        .count();
+    assert_eq!(arrows, contacts.len());
 }
