@@ -15,6 +15,7 @@ mod oracle;
 mod own_device;
 mod pending_frames;
 mod properties;
+mod queries;
 mod scene_errors;
 mod shaders;
 mod support;
