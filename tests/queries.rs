@@ -373,3 +373,26 @@ fn the_gpu_backend_refuses_queries_for_now() {
         "{message}"
     );
 }
+
+#[test]
+fn huge_boxes_and_long_rays_are_answered_like_small_ones() {
+    // Spanning far more grid cells than there are bodies: the grid's entries are read
+    // instead of its cells, and the answers stay the reference's.
+    let mut scene = random_scene(SceneKind::Mixed, 1000, 35);
+    let centre = scene.bodies[0].position;
+    scene.queries = QueryBatch {
+        rays: vec![
+            // Long, but short enough for f32 to place a hit within the band along them.
+            Ray::new(centre - Vec2::splat(7e3), Vec2::splat(1.4e4)),
+            Ray::new(centre - Vec2::new(1e4, 0.0), Vec2::new(2e4, 0.0)),
+        ],
+        points: vec![],
+        boxes: vec![
+            BoxQuery::new(centre - Vec2::splat(1e5), centre + Vec2::splat(1e5)),
+            BoxQuery::new(centre - Vec2::new(1e5, 0.0), centre + Vec2::new(1e5, 0.0)),
+        ],
+    };
+    let found = answers("huge", &scene);
+    assert_eq!(found.boxes[0].len(), 1000);
+    assert!(found.rays.iter().all(Option::is_some), "{:?}", found.rays);
+}

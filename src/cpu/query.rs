@@ -339,6 +339,20 @@ pub fn grid_candidates(
             continue; // nobody on this level is seen
         }
         let (first, last) = probe_range(params, min, max, level);
+        // A huge box (or a long ray) on a fine level spans more cells than there are
+        // bodies: reading the entries themselves then bounds the work by the bodies.
+        let span = (last - first + IVec2::ONE).as_vec2();
+        let cells = if segment.is_some() {
+            3.0 * (span.x + span.y)
+        } else {
+            span.x * span.y
+        };
+        if cells > grid.entries.len() as f32 {
+            for entry in grid.entries.iter().filter(|e| e.level == level) {
+                visit(entry.body as usize);
+            }
+            continue;
+        }
         for y in first.y..=last.y {
             let (mut x_first, mut x_last) = (first.x, last.x);
             if let (Some((start, delta)), false) = (segment, level == TOP_LEVEL) {
