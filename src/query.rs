@@ -3,13 +3,21 @@
 //! in with [`crate::Collider::query`], its answers come back in the batch's order.
 //!
 //! ```
-//! use gpu_collide::{PointQuery, QueryBatch, Ray, glam::Vec2};
+//! use gpu_collide::{Body, Circle, Collider, CpuCollider, Shape, ShapeLibrary, glam::Vec2};
+//! use gpu_collide::query::{QueryBatch, Ray, PointQuery};
+//! let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))])?;
+//! let bodies = [Body::new(0, Vec2::new(5.0, 0.0))];
 //! let batch = QueryBatch {
-//!     rays: vec![Ray::new(Vec2::ZERO, Vec2::new(10.0, 0.0)).with_mask(0b10)],
+//!     rays: vec![Ray::new(Vec2::ZERO, Vec2::new(10.0, 0.0))],
 //!     points: vec![PointQuery::new(Vec2::new(5.5, 0.0))],
 //!     ..QueryBatch::default()
 //! };
-//! assert!(batch.validate().is_ok());
+//! let answers = CpuCollider::new(library).query(&bodies, &batch)?;
+//! let hit = answers.rays[0].expect("the ray meets the circle");
+//! assert_eq!((hit.body, hit.normal), (0, Some(Vec2::new(-1.0, 0.0))));
+//! assert!((hit.t - 0.4).abs() < 1e-6);
+//! assert_eq!(answers.points[0], vec![0]);
+//! # Ok::<(), gpu_collide::Error>(())
 //! ```
 
 use glam::Vec2;

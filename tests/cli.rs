@@ -392,3 +392,44 @@ fn contacts_prints_depths_normals_and_areas() {
     ]});
     assert!(json_close(&value, &expected, 1e-5), "{value}");
 }
+
+#[test]
+fn query_answers_the_spec_example() {
+    let value = answer_1_1("query");
+    let expected = serde_json::json!({
+        "rays": [{"body": 1, "t": 0.6, "normal": [-1, 0]}],
+        "points": [[1]],
+        "boxes": [[0]]
+    });
+    assert!(json_close(&value, &expected, 1e-4), "{value}");
+    // A scene without queries answers with empty lists; a miss is null, a start inside
+    // has a null normal.
+    let path = write_scene(
+        "rays.json",
+        r#"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0}],
+            "rays": [{"x": 5, "y": 5, "dx": 1, "dy": 0}, {"x": 0, "y": 0, "dx": 1, "dy": 0}]}"#,
+    );
+    let out = run(&["query", &path, "--backend", "cpu"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        value,
+        serde_json::json!({"rays": [null, {"body": 0, "t": 0.0, "normal": null}], "points": [], "boxes": []})
+    );
+    // A query breaking a rule is refused naming it, with status 1.
+    let path = write_scene(
+        "bad-ray.json",
+        r#"{"shapes": [], "bodies": [], "rays": [{"x": 0, "y": 0, "dx": 1, "dy": 0}, {"x": 0, "y": 0, "dx": 0, "dy": 0}]}"#,
+    );
+    let out = run(&["query", &path, "--backend", "cpu"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("error: ray 1: dx, dy: zero length"),
+        "{stderr}"
+    );
+}

@@ -16,6 +16,7 @@ mod oracle;
 mod own_device;
 mod pending_frames;
 mod properties;
+mod queries;
 mod record;
 mod scene_errors;
 mod shaders;

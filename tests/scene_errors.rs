@@ -455,3 +455,49 @@ fn bodies_breaking_rules_are_refused_by_the_library_api() {
         );
     }
 }
+
+#[test]
+fn query_batches_breaking_rules_are_refused_by_the_library_api() {
+    use glam::Vec2;
+    use gpu_collide::{BoxQuery, PointQuery, QueryBatch, Ray};
+    let library = ShapeLibrary::new(&[]).expect("empty library");
+    let mut collider = CpuCollider::new(library);
+    let ok_ray = Ray::new(Vec2::ZERO, Vec2::X);
+    let cases = [
+        (
+            QueryBatch {
+                rays: vec![ok_ray, ok_ray, ok_ray, Ray::new(Vec2::ONE, Vec2::ZERO)],
+                ..QueryBatch::default()
+            },
+            "ray 3: dx, dy: zero length",
+        ),
+        (
+            QueryBatch {
+                rays: vec![Ray::new(Vec2::new(0.0, f32::INFINITY), Vec2::X)],
+                ..QueryBatch::default()
+            },
+            "ray 0: y: inf",
+        ),
+        (
+            QueryBatch {
+                points: vec![PointQuery::new(Vec2::new(f32::NAN, 0.0))],
+                ..QueryBatch::default()
+            },
+            "point 0: x: NaN",
+        ),
+        (
+            QueryBatch {
+                boxes: vec![BoxQuery::new(Vec2::new(0.0, 2.0), Vec2::new(1.0, 1.0))],
+                ..QueryBatch::default()
+            },
+            "box 0: min, max: min is greater than max on y",
+        ),
+    ];
+    for (batch, words) in cases {
+        let message = collider
+            .query(&[], &batch)
+            .expect_err("refused")
+            .to_string();
+        assert!(message.contains(words), "{message}");
+    }
+}

@@ -12,6 +12,7 @@ pub mod broad;
 pub mod contact;
 pub mod narrow;
 pub mod placed;
+pub mod query;
 pub mod reference;
 pub mod sweep;
 
@@ -30,6 +31,7 @@ use crate::grid::GridParams;
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::motion::{any_moving, SweptPair};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::query::{QueryAnswers, QueryBatch};
 
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large
 /// enough that scheduling costs nothing next to the work.
@@ -65,6 +67,10 @@ struct Scratch {
     infos: Vec<BodyInfo>,
     aabbs: Vec<Aabb>,
     grid: broad::Grid,
+    /// The bodies as queries see them: by their layer alone (a query's mask decides), so
+    /// every body is in the grid, whatever its own mask.
+    query_infos: Vec<BodyInfo>,
+    query_grid: broad::Grid,
 }
 
 impl CpuCollider {
@@ -99,10 +105,9 @@ impl CpuCollider {
 }
 
 impl CpuCollider {
-    /// Checks the bodies, then bounds, grid and candidate pairs: the pairs whose filters
-    /// agree and whose boxes overlap, the boxes covering each body's whole motion when
-    /// `swept`. Refuses the frame past the pair limit.
-    fn candidates(&mut self, bodies: &[Body], swept: bool) -> Result<Vec<Pair>, Error> {
+    /// Checks the bodies and brings transforms, infos and boxes (grown by each body's
+    /// motion when `swept`) up to date; the grid's parameters for them.
+    fn prepare(&mut self, bodies: &[Body], swept: bool) -> Result<GridParams, Error> {
         self.library.check_bodies(bodies)?;
         let s = &mut self.scratch;
         update_transforms(bodies, &mut s.transforms, &mut s.angles);
@@ -126,6 +131,15 @@ impl CpuCollider {
                     }
                 }),
         );
+        Ok(params)
+    }
+
+    /// Checks the bodies, then bounds, grid and candidate pairs: the pairs whose filters
+    /// agree and whose boxes overlap, the boxes covering each body's whole motion when
+    /// `swept`. Refuses the frame past the pair limit.
+    fn candidates(&mut self, bodies: &[Body], swept: bool) -> Result<Vec<Pair>, Error> {
+        let params = self.prepare(bodies, swept)?;
+        let s = &mut self.scratch;
         s.grid.rebuild(&params, &s.infos, &s.aabbs);
         let (grid, aabbs) = (&s.grid, &s.aabbs);
         let (limit, found, refused) = (self.max_pairs, AtomicU64::new(0), AtomicBool::new(false));
@@ -200,6 +214,60 @@ impl Collider for CpuCollider {
                 ),
             })
             .collect())
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        batch.validate()?;
+        let params = self.prepare(bodies, false)?;
+        let s = &mut self.scratch;
+        s.query_infos.clear();
+        s.query_infos.extend(s.infos.iter().map(|info| BodyInfo {
+            mask: u32::MAX,
+            ..*info
+        }));
+        s.query_grid.rebuild(&params, &s.query_infos, &s.aabbs);
+        let s = &self.scratch;
+        let (grid, params) = (&s.query_grid, &params);
+        let frame = query::Bodies {
+            library: &self.library,
+            transforms: &s.transforms,
+            infos: &s.infos,
+            aabbs: &s.aabbs,
+        };
+        let near = |mask: u32, min: glam::Vec2, max: glam::Vec2, segment| {
+            let mut found = Vec::new();
+            query::grid_candidates(grid, params, mask, min, max, segment, |k| found.push(k));
+            found
+        };
+        let rays = batch
+            .rays
+            .par_iter()
+            .map(|ray| {
+                let end = ray.origin + ray.delta;
+                let candidates = near(
+                    ray.mask,
+                    ray.origin.min(end),
+                    ray.origin.max(end),
+                    Some((ray.origin, ray.delta)),
+                );
+                frame.first_hit(ray, candidates.into_iter())
+            })
+            .collect();
+        let points = batch
+            .points
+            .par_iter()
+            .map(|q| frame.point_bodies(q, near(q.mask, q.point, q.point, None).into_iter()))
+            .collect();
+        let boxes = batch
+            .boxes
+            .par_iter()
+            .map(|q| frame.box_bodies(q, near(q.mask, q.min, q.max, None).into_iter()))
+            .collect();
+        Ok(QueryAnswers {
+            rays,
+            points,
+            boxes,
+        })
     }
 
     fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {

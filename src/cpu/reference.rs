@@ -9,8 +9,9 @@ use crate::error::Error;
 use crate::library::{body_info, body_transform, ShapeLibrary};
 use crate::motion::{any_moving, SweptPair};
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::query::{QueryAnswers, QueryBatch};
 
-use super::{bounds, contact, narrow, sweep};
+use super::{bounds, contact, narrow, query, sweep};
 
 /// Finds colliding pairs by testing every pair of boxes, then the exact shapes.
 ///
@@ -122,6 +123,39 @@ impl Collider for ReferenceCollider {
             })
             .collect();
         Ok(contacts)
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        batch.validate()?;
+        self.library.check_bodies(bodies)?;
+        let transforms: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
+        let infos: Vec<BodyInfo> = bodies.iter().map(body_info).collect();
+        let aabbs = bounds::bounds(&self.library, &transforms, &infos);
+        let frame = query::Bodies {
+            library: &self.library,
+            transforms: &transforms,
+            infos: &infos,
+            aabbs: &aabbs,
+        };
+        // Every query against every body.
+        let all = || 0..bodies.len();
+        Ok(QueryAnswers {
+            rays: batch
+                .rays
+                .iter()
+                .map(|r| frame.first_hit(r, all()))
+                .collect(),
+            points: batch
+                .points
+                .iter()
+                .map(|q| frame.point_bodies(q, all()))
+                .collect(),
+            boxes: batch
+                .boxes
+                .iter()
+                .map(|q| frame.box_bodies(q, all()))
+                .collect(),
+        })
     }
 
     fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {

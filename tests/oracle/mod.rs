@@ -15,6 +15,7 @@
 
 pub mod contact;
 pub mod motion;
+pub mod query;
 
 use serde_json::Value;
 use std::collections::BTreeSet;

@@ -1,0 +1,391 @@
+//! Ray, point and box queries against single bodies (scene format 1.1), and the walk of
+//! the broad phase's grid that finds the bodies a query can reach.
+//!
+//! Each test works in the body's frame (its position subtracted from the query's), as
+//! the narrow phase does, so that f32 keeps its precision far from the origin.
+//!
+//! - A ray against a polygon is clipped by the polygon's edge half-planes (Cyrus-Beck):
+//!   the last edge it enters by is where it meets the polygon, and that edge's normal is
+//!   the hit's. A circle solves one quadratic. A bitmask is walked row by row in the
+//!   ray's direction: in each row the ray crosses, the first set cell along it within
+//!   the columns it covers there is its first hit in that row, and rows are met in order.
+//! - A point is in a polygon when it is behind every edge, in a bitmask when a cell
+//!   whose closed square holds it is set.
+//! - A box meets a polygon unless the box's two axes or an edge normal separate them, a
+//!   circle when its nearest point to the centre is within the radius, a bitmask when a
+//!   cell under it is set.
+
+use glam::{IVec2, Vec2};
+
+use crate::grid::{cell_at, cell_bucket, probe_range, GridParams, TOP_LEVEL};
+use crate::library::ShapeLibrary;
+use crate::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
+
+use super::broad::Grid;
+use super::placed::{cells_between, set_cells_in_row, Convex, Placed, BOX_NORMALS};
+
+/// The frame's bodies as the query tests read them.
+#[derive(Clone, Copy)]
+pub struct Bodies<'a> {
+    /// The shapes.
+    pub library: &'a ShapeLibrary,
+    /// Where each body is.
+    pub transforms: &'a [BodyTransform],
+    /// What each body is.
+    pub infos: &'a [BodyInfo],
+    /// Each body's world box at `t = 0`.
+    pub aabbs: &'a [Aabb],
+}
+
+impl Bodies<'_> {
+    /// Body `k` in its own frame (for a bitmask: its cell `(0, 0)` at the origin), and
+    /// that frame's origin in the world.
+    fn placed(&self, k: usize) -> (Placed, Vec2) {
+        let origin = Vec2::from(self.transforms[k].position);
+        let shape = &self.library.shapes[self.infos[k].shape as usize];
+        (
+            Placed::new(self.library, shape, &self.transforms[k], origin),
+            origin,
+        )
+    }
+
+    /// Whether a query with `mask` sees body `k`.
+    fn sees(&self, k: usize, mask: u32) -> bool {
+        self.infos[k].layer & mask != 0
+    }
+
+    /// Where `ray` first meets body `k`: `(t, normal)`.
+    pub fn ray_hit(&self, k: usize, ray: &Ray) -> Option<(f32, Option<Vec2>)> {
+        let (placed, origin) = self.placed(k);
+        let start = ray.origin - origin;
+        match &placed {
+            Placed::Polygon { points, normals } => {
+                ray_polygon(&Convex { points, normals }, start, ray.delta)
+            }
+            Placed::Circle { centre, radius } => ray_circle(*centre, *radius, start, ray.delta),
+            Placed::Bitmask { mask, .. } => {
+                let m = *mask;
+                ray_bitmask(self.library, &m, start, ray.delta)
+            }
+        }
+    }
+
+    /// Whether body `k`'s shape holds `point` (closed).
+    pub fn contains(&self, k: usize, point: Vec2) -> bool {
+        self.meets_box(k, point, point)
+    }
+
+    /// Whether body `k`'s shape meets the closed box `min ..= max` (a point when equal).
+    pub fn meets_box(&self, k: usize, min: Vec2, max: Vec2) -> bool {
+        let (placed, origin) = self.placed(k);
+        let (lo, hi) = (min - origin, max - origin);
+        match &placed {
+            Placed::Polygon { points, normals } => {
+                let polygon = Convex { points, normals };
+                let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
+                let box_shape = Convex {
+                    points: &corners,
+                    normals: &BOX_NORMALS,
+                };
+                // Convex sets are apart exactly when one of their edge normals separates
+                // them; a degenerate box's sides still lie on the two axes.
+                let apart = |axis: Vec2| {
+                    let (a, b) = (polygon.interval(axis), box_shape.interval(axis));
+                    a.1 < b.0 || b.1 < a.0
+                };
+                !(apart(Vec2::X) || apart(Vec2::Y) || normals.iter().any(|&n| apart(n)))
+            }
+            Placed::Circle { centre, radius } => {
+                let nearest = centre.clamp(lo, hi);
+                (nearest - *centre).length_squared() <= radius * radius
+            }
+            Placed::Bitmask { mask, .. } => {
+                let columns = cells_between(lo.x, hi.x, mask.count);
+                let rows = cells_between(lo.y, hi.y, mask.rows);
+                (rows.x.max(0)..=rows.y.min(mask.rows as i32 - 1)).any(|row| {
+                    set_cells_in_row(self.library, mask, row, columns.x, columns.y)
+                        .next()
+                        .is_some()
+                })
+            }
+        }
+    }
+
+    /// The first hit of `ray` among `candidates` (bodies it may see), lowest index on a tie.
+    pub fn first_hit(&self, ray: &Ray, candidates: impl Iterator<Item = usize>) -> Option<RayHit> {
+        let (lo, hi) = (
+            ray.origin.min(ray.origin + ray.delta),
+            ray.origin.max(ray.origin + ray.delta),
+        );
+        let reach = Aabb {
+            min: lo.to_array(),
+            max: hi.to_array(),
+        };
+        let mut best: Option<RayHit> = None;
+        for k in candidates {
+            if !self.sees(k, ray.mask) || !self.aabbs[k].overlaps(&reach) {
+                continue;
+            }
+            if let Some((t, normal)) = self.ray_hit(k, ray) {
+                let better = match best {
+                    None => true,
+                    Some(b) => t < b.t || (t == b.t && (k as u32) < b.body),
+                };
+                if better {
+                    best = Some(RayHit {
+                        body: k as u32,
+                        t,
+                        normal,
+                    });
+                }
+            }
+        }
+        best
+    }
+
+    /// The bodies among `candidates` that `point` is in, ascending.
+    pub fn point_bodies(
+        &self,
+        query: &PointQuery,
+        candidates: impl Iterator<Item = usize>,
+    ) -> Vec<u32> {
+        self.box_bodies(
+            &BoxQuery {
+                min: query.point,
+                max: query.point,
+                mask: query.mask,
+            },
+            candidates,
+        )
+    }
+
+    /// The bodies among `candidates` that the box meets, ascending.
+    pub fn box_bodies(
+        &self,
+        query: &BoxQuery,
+        candidates: impl Iterator<Item = usize>,
+    ) -> Vec<u32> {
+        let reach = Aabb {
+            min: query.min.to_array(),
+            max: query.max.to_array(),
+        };
+        let mut found: Vec<u32> = candidates
+            .filter(|&k| {
+                self.sees(k, query.mask)
+                    && self.aabbs[k].overlaps(&reach)
+                    && self.meets_box(k, query.min, query.max)
+            })
+            .map(|k| k as u32)
+            .collect();
+        found.sort_unstable();
+        found
+    }
+}
+
+/// Clips the segment `start + t·delta` against the half-plane `n·x <= h`, keeping
+/// `(enter, exit, normal entered by)`; `None` once nothing is left.
+fn clip_segment(
+    range: (f32, f32, Option<Vec2>),
+    n: Vec2,
+    h: f32,
+    start: Vec2,
+    delta: Vec2,
+) -> Option<(f32, f32, Option<Vec2>)> {
+    let (mut enter, mut exit, mut normal) = range;
+    let speed = n.dot(delta);
+    let room = h - n.dot(start);
+    if speed == 0.0 {
+        return (room >= 0.0).then_some(range);
+    }
+    let t = room / speed;
+    if speed > 0.0 {
+        exit = exit.min(t);
+    } else if t > enter {
+        enter = t;
+        normal = Some(n);
+    }
+    (enter <= exit).then_some((enter, exit, normal))
+}
+
+/// Where the segment first meets a convex polygon, and the normal of the edge it enters
+/// by (`None` when it starts in or on the polygon).
+pub fn ray_polygon(p: &Convex, start: Vec2, delta: Vec2) -> Option<(f32, Option<Vec2>)> {
+    let mut range = (0.0f32, 1.0f32, None);
+    for (&n, &v) in p.normals.iter().zip(p.points) {
+        range = clip_segment(range, n, n.dot(v), start, delta)?;
+    }
+    Some((range.0, range.2))
+}
+
+/// Where the segment first meets a circle, and the radius direction there.
+pub fn ray_circle(
+    centre: Vec2,
+    radius: f32,
+    start: Vec2,
+    delta: Vec2,
+) -> Option<(f32, Option<Vec2>)> {
+    let f = start - centre;
+    let c = f.dot(f) - radius * radius;
+    if c <= 0.0 {
+        return Some((0.0, None));
+    }
+    let b = f.dot(delta);
+    if b >= 0.0 {
+        return None;
+    }
+    let disc = b * b - delta.dot(delta) * c;
+    if disc < 0.0 {
+        return None;
+    }
+    // The smaller root in the form that does not cancel, as for sweeps.
+    let t = c / (-b + disc.sqrt());
+    if t > 1.0 {
+        return None;
+    }
+    Some((t, (f + t * delta).try_normalize()))
+}
+
+/// Where the segment (in the mask's frame) first meets a set cell of the mask, and the
+/// side of the cell it enters by.
+fn ray_bitmask(
+    library: &ShapeLibrary,
+    mask: &crate::packed::PackedShape,
+    start: Vec2,
+    delta: Vec2,
+) -> Option<(f32, Option<Vec2>)> {
+    let end = start + delta;
+    let rows = cells_between(start.y.min(end.y), start.y.max(end.y), mask.rows);
+    let (first_row, last_row) = (rows.x.max(0), rows.y.min(mask.rows as i32 - 1));
+    if first_row > last_row {
+        return None;
+    }
+    let upward = delta.y >= 0.0;
+    let count = (last_row - first_row + 1) as usize;
+    let mut best: Option<(f32, Option<Vec2>)> = None;
+    for step in 0..count {
+        let row = if upward {
+            first_row + step as i32
+        } else {
+            last_row - step as i32
+        };
+        // When the segment is within the row's band.
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        if delta.y != 0.0 {
+            let (a, b) = (
+                (row as f32 - start.y) / delta.y,
+                (row as f32 + 1.0 - start.y) / delta.y,
+            );
+            t0 = t0.max(a.min(b));
+            t1 = t1.min(a.max(b));
+        }
+        if t0 > t1 || best.is_some_and(|(t, _)| t0 > t) {
+            if best.is_some() {
+                break; // later rows are met later still
+            }
+            continue;
+        }
+        let (x0, x1) = (start.x + t0 * delta.x, start.x + t1 * delta.x);
+        let columns = cells_between(x0.min(x1), x0.max(x1), mask.count);
+        let mut cells: Vec<i32> =
+            set_cells_in_row(library, mask, row, columns.x, columns.y).collect();
+        if delta.x < 0.0 {
+            cells.reverse();
+        }
+        for column in cells {
+            let corner = Vec2::new(column as f32, row as f32);
+            let cell = [
+                corner,
+                corner + Vec2::X,
+                corner + Vec2::ONE,
+                corner + Vec2::Y,
+            ];
+            let hit = ray_polygon(
+                &Convex {
+                    points: &cell,
+                    normals: &BOX_NORMALS,
+                },
+                start,
+                delta,
+            );
+            if let Some(hit) = hit {
+                if best.is_none_or(|b| hit.0 < b.0) {
+                    best = Some(hit);
+                }
+                break; // the first set cell along the row is this row's first hit
+            }
+        }
+    }
+    best
+}
+
+/// The bodies whose grid cell a query reaching the box `min ..= max` must look in, for
+/// one occupied level after another, fed to `visit`; a ray's box is cut down row by row
+/// to the cells along its segment (`segment`: start and delta).
+pub fn grid_candidates(
+    grid: &Grid,
+    params: &GridParams,
+    mask: u32,
+    min: Vec2,
+    max: Vec2,
+    segment: Option<(Vec2, Vec2)>,
+    mut visit: impl FnMut(usize),
+) {
+    let mut levels = grid.info.occupied_levels;
+    while levels != 0 {
+        let level = levels.trailing_zeros();
+        levels &= levels - 1;
+        if grid.info.level_layers[level as usize] & mask == 0 {
+            continue; // nobody on this level is seen
+        }
+        let (first, last) = probe_range(params, min, max, level);
+        // A huge box (or a long ray) on a fine level spans more cells than there are
+        // bodies: reading the entries themselves then bounds the work by the bodies.
+        let span = (last - first + IVec2::ONE).as_vec2();
+        let cells = if segment.is_some() {
+            3.0 * (span.x + span.y)
+        } else {
+            span.x * span.y
+        };
+        if cells > grid.entries.len() as f32 {
+            for entry in grid.entries.iter().filter(|e| e.level == level) {
+                visit(entry.body as usize);
+            }
+            continue;
+        }
+        for y in first.y..=last.y {
+            let (mut x_first, mut x_last) = (first.x, last.x);
+            if let (Some((start, delta)), false) = (segment, level == TOP_LEVEL) {
+                // The segment's x extent within the band of this row's cells grown by
+                // the half cell a body may reach beyond its cell.
+                let size = params.base_cell * 2f32.powi(level as i32);
+                let half = 0.5 * size;
+                let (band_lo, band_hi) = (y as f32 * size - half, (y + 1) as f32 * size + half);
+                let (mut t0, mut t1) = (0.0f32, 1.0f32);
+                if delta.y != 0.0 {
+                    let (a, b) = ((band_lo - start.y) / delta.y, (band_hi - start.y) / delta.y);
+                    t0 = t0.max(a.min(b));
+                    t1 = t1.min(a.max(b));
+                }
+                if t0 > t1 {
+                    continue;
+                }
+                // A hair of margin: rounding must not drop a cell the segment touches.
+                let (xa, xb) = (start.x + t0 * delta.x, start.x + t1 * delta.x);
+                let pad = half + 1e-3 * size;
+                x_first = x_first.max(cell_at(params, Vec2::new(xa.min(xb) - pad, 0.0), level).x);
+                x_last = x_last.min(cell_at(params, Vec2::new(xa.max(xb) + pad, 0.0), level).x);
+            }
+            for x in x_first..=x_last {
+                let cell = IVec2::new(x, y);
+                let bucket = &grid.buckets[cell_bucket(params, cell, level) as usize];
+                let start = bucket.start as usize;
+                for entry in &grid.entries[start..start + bucket.count as usize] {
+                    if entry.level == level && IVec2::from(entry.cell) == cell {
+                        visit(entry.body as usize);
+                    }
+                }
+            }
+        }
+    }
+}
