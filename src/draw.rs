@@ -1,8 +1,9 @@
 //! `gpu-collide draw`: a picture of a scene and of its answer, as SVG, for a person
 //! debugging a scene rather than reading index pairs. Bodies are outlined, colliding bodies
 //! filled; a moving body's end pose is ghosted (dashed) and, when it hits something, its
-//! pose at the time of impact drawn dotted; contact normals are arrows. The view fits the
-//! scene or a window of it.
+//! pose at the time of impact drawn dotted; contact normals are arrows; rays run to their
+//! first hit (marked, with the surface's normal), points are crosses and boxes dashed,
+//! purple when they found something. The view fits the scene or a window of it.
 //!
 //! The picture is in world units (the SVG's `viewBox`, with y pointing up as in the scene
 //! format). Lines are one pixel wide at the picture's own size, whatever the view's
@@ -17,6 +18,7 @@ use glam::DVec2;
 use crate::collider::Pair;
 use crate::contact::{Contact, ContactKind};
 use crate::motion::SweptPair;
+use crate::query::QueryAnswers;
 use crate::scene::Scene;
 use crate::shapes::Shape;
 
@@ -69,6 +71,8 @@ pub struct Overlay {
     pub swept: Vec<SweptPair>,
     /// Contacts at `t = 0`, drawn as normals from body `i` towards body `j`.
     pub contacts: Vec<Contact>,
+    /// The answers to the scene's queries (`scene.queries`), in the same order.
+    pub answers: Option<QueryAnswers>,
 }
 
 /// The scene and its overlay as an SVG document, seen through `view` (the whole scene,
@@ -79,13 +83,22 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
         .iter()
         .map(|body| Outline::of(&scene.shapes[body.shape as usize], body))
         .collect();
-    // The whole scene, with the end poses of moving bodies.
+    // The whole scene, with the end poses of moving bodies and the queries.
     let view = view.unwrap_or_else(|| {
-        fit(outlines.iter().zip(&scene.bodies).map(|(outline, body)| {
+        let d = |v: glam::Vec2| DVec2::new(v.x as f64, v.y as f64);
+        let bodies = outlines.iter().zip(&scene.bodies).map(|(outline, body)| {
             let (min, max) = outline.bounds();
-            let v = DVec2::new(body.velocity.x as f64, body.velocity.y as f64);
+            let v = d(body.velocity);
             (min.min(min + v), max.max(max + v))
-        }))
+        });
+        let q = &scene.queries;
+        let rays = q.rays.iter().map(|r| {
+            let (a, b) = (d(r.origin), d(r.origin + r.delta));
+            (a.min(b), a.max(b))
+        });
+        let points = q.points.iter().map(|p| (d(p.point), d(p.point)));
+        let boxes = q.boxes.iter().map(|b| (d(b.min), d(b.max)));
+        fit(bodies.chain(rays).chain(points).chain(boxes))
     });
     let mut colliding = vec![false; scene.bodies.len()];
     // The earliest time of impact of each body, for the pose drawn dotted.
@@ -126,7 +139,10 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
          .end {{ fill: none; stroke: #7a8ca8; stroke-dasharray: {dash} {gap}; }} \
          .impact {{ fill: none; stroke: #b8321a; stroke-dasharray: {dot} {dot}; }} \
          .path {{ stroke: #7a8ca8; stroke-dasharray: {dot} {gap}; }} \
-         .normal {{ stroke: #1b7f3b; fill: #1b7f3b; }}</style>"
+         .normal {{ stroke: #1b7f3b; fill: #1b7f3b; }} \
+         .query {{ fill: none; stroke: #9a9a9a; stroke-dasharray: {dash} {gap}; }} \
+         .query.found {{ stroke: #7b2cbf; }} \
+         .mark {{ fill: #7b2cbf; stroke: none; }}</style>"
     );
     let _ = writeln!(
         out,
@@ -212,8 +228,88 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
             num(back.y - side.y)
         );
     }
+    if let Some(answers) = &overlay.answers {
+        write_queries(&mut out, scene, answers, px);
+    }
     out.push_str("</g>\n</svg>\n");
     out
+}
+
+/// Rays to their first hit, points as crosses, boxes dashed; `px` is a pixel in world units.
+fn write_queries(out: &mut String, scene: &Scene, answers: &QueryAnswers, px: f64) {
+    let point = |v: glam::Vec2| DVec2::new(v.x as f64, v.y as f64);
+    for (k, (ray, hit)) in scene.queries.rays.iter().zip(&answers.rays).enumerate() {
+        let (from, delta) = (point(ray.origin), point(ray.delta));
+        let _ = writeln!(
+            out,
+            r#"<line class="query" x1="{}" y1="{}" x2="{}" y2="{}"><title>ray {k}</title></line>"#,
+            num(from.x),
+            num(from.y),
+            num(from.x + delta.x),
+            num(from.y + delta.y)
+        );
+        let Some(hit) = hit else { continue };
+        let at = from + delta * hit.t as f64;
+        let title = format!("ray {k}: body {} at t = {}", hit.body, hit.t);
+        let _ = writeln!(
+            out,
+            r#"<g class="query found"><title>{title}</title><line x1="{}" y1="{}" x2="{}" y2="{}" stroke-dasharray="none"/><circle class="mark" cx="{}" cy="{}" r="{}"/></g>"#,
+            num(from.x),
+            num(from.y),
+            num(at.x),
+            num(at.y),
+            num(at.x),
+            num(at.y),
+            num(3.0 * px)
+        );
+        if let Some(normal) = hit.normal {
+            let tip = at + point(normal) * 14.0 * px;
+            let _ = writeln!(
+                out,
+                r#"<line class="normal" x1="{}" y1="{}" x2="{}" y2="{}"><title>{title}: normal</title></line>"#,
+                num(at.x),
+                num(at.y),
+                num(tip.x),
+                num(tip.y)
+            );
+        }
+    }
+    for (k, (query, found)) in scene.queries.points.iter().zip(&answers.points).enumerate() {
+        let (p, arm) = (point(query.point), 5.0 * px);
+        let class = if found.is_empty() {
+            "query"
+        } else {
+            "query found"
+        };
+        let _ = writeln!(
+            out,
+            r#"<path class="{class}" stroke-dasharray="none" d="M{},{}h{}M{},{}v{}"><title>point {k}: bodies {found:?}</title></path>"#,
+            num(p.x - arm),
+            num(p.y),
+            num(2.0 * arm),
+            num(p.x),
+            num(p.y - arm),
+            num(2.0 * arm)
+        );
+    }
+    for (k, (query, found)) in scene.queries.boxes.iter().zip(&answers.boxes).enumerate() {
+        let (min, max) = (point(query.min), point(query.max));
+        let class = if found.is_empty() {
+            "query"
+        } else {
+            "query found"
+        };
+        // A degenerate box (a segment or a point) still shows as a line or a dot.
+        let size = (max - min).max(DVec2::splat(px));
+        let _ = writeln!(
+            out,
+            r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}"><title>box {k}: bodies {found:?}</title></rect>"#,
+            num(min.x),
+            num(min.y),
+            num(size.x),
+            num(size.y)
+        );
+    }
 }
 
 /// A body's shape in the world.

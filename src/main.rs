@@ -487,6 +487,15 @@ fn draw(
     } else {
         overlay.pairs = collider.find_pairs(&scene.bodies)?;
     }
+    if !scene.queries.is_empty() {
+        match collider.query(&scene.bodies, &scene.queries) {
+            Ok(answers) => overlay.answers = Some(answers),
+            Err(Error::Unsupported { backend, what }) => note(&format!(
+                "no query answers: the {backend} backend has no {what} yet"
+            )),
+            Err(error) => return Err(error.into()),
+        }
+    }
     // A backend without contacts yet still draws the rest.
     match collider.find_contacts(&scene.bodies) {
         Ok(contacts) => overlay.contacts = contacts,

@@ -177,3 +177,35 @@ fn contact_normals_are_drawn_as_arrows() {
         .count();
     assert_eq!(arrows, contacts.len());
 }
+
+#[test]
+fn queries_are_drawn_with_what_they_found() {
+    let scene = r#"{
+      "shapes": [{"circle": 1.0}, {"polygon": [[-4, -1], [4, -1], [4, 1], [-4, 1]]}],
+      "bodies": [
+        {"shape": 0, "x": 0, "y": 0, "layer": 2, "mask": 1},
+        {"shape": 1, "x": 15, "y": 0, "angle": 1.5707963, "layer": 1, "mask": 2}
+      ],
+      "rays":   [{"x": -10, "y": 0.5, "dx": 40, "dy": 0, "mask": 1}, {"x": 0, "y": 30, "dx": 5, "dy": 0}],
+      "points": [{"x": 15, "y": 3}, {"x": 50, "y": 50}],
+      "boxes":  [{"min": [-2, -2], "max": [2, 2]}]
+    }"#;
+    let svg = draw("queries", scene, &[]);
+    let document = roxmltree::Document::parse(&svg).expect("well-formed");
+    let titles: Vec<&str> = document
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("query found"))
+        .filter_map(|n| n.children().find(|c| c.has_tag_name("title")))
+        .filter_map(|t| t.text())
+        .collect();
+    // The first ray stops at the wall (body 1) at t = 0.6; the second finds nothing; the
+    // first point is in the wall; the box holds the circle.
+    assert_eq!(
+        titles,
+        vec![
+            "ray 0: body 1 at t = 0.6",
+            "point 0: bodies [1]",
+            "box 0: bodies [0]"
+        ]
+    );
+}
