@@ -43,7 +43,7 @@ fn check(name: &str, shapes: Vec<Value>, bodies: Vec<Value>, expected: &[Pair], 
     }
     let truth = oracle::oracle(&text);
     for pair in expected {
-        let p = (pair[0], pair[1]);
+        let p = *pair;
         if touching.contains(pair) {
             assert!(
                 truth.band.contains(&p),
@@ -56,7 +56,6 @@ fn check(name: &str, shapes: Vec<Value>, bodies: Vec<Value>, expected: &[Pair], 
             );
         }
     }
-    let expected: Vec<(u32, u32)> = expected.iter().map(|p| (p[0], p[1])).collect();
     for p in &truth.pairs {
         assert!(
             expected.contains(p),

@@ -52,7 +52,7 @@ impl Build {
 /// Asserts the oracle says `pair` collides (`true`) or is clear of the band (`false`):
 /// checks that a scene tests what it was built to test.
 fn assert_truth(truth: &oracle::OracleResult, pair: [u32; 2], collides: bool, why: &str) {
-    let key = (pair[0], pair[1]);
+    let key = pair;
     assert!(
         !truth.band.contains(&key),
         "scene built wrong: {pair:?} ({why}) is in the band"
@@ -256,7 +256,7 @@ fn largest_sparse_mask_frame_with_small_bodies() {
         build.body(shape, x, y, rng.random_range(-PI..PI));
     }
     let checked = assert_every_backend("largest frame mask", &build.scene);
-    let with_mask = checked.truth.pairs.iter().filter(|p| p.0 == 0).count();
+    let with_mask = checked.truth.pairs.iter().filter(|p| p[0] == 0).count();
     assert!(with_mask > 50, "only {with_mask} bodies touch the frame");
 }
 
@@ -281,7 +281,7 @@ fn square_with_circles(count: usize) {
     }
     let what = format!("3000² square with {count} circles");
     let checked = assert_every_backend(&what, &build.scene);
-    let in_square = checked.truth.pairs.iter().filter(|p| p.0 == 0).count();
+    let in_square = checked.truth.pairs.iter().filter(|p| p[0] == 0).count();
     assert_eq!(in_square, count, "every circle is inside the square");
     if let Some(on_gpu) = checked.gpu {
         let found = on_gpu.iter().filter(|p| p[0] == 0).count();
@@ -417,7 +417,7 @@ fn a_huge_bitmask_under_many_small_bodies() {
         build.body(small[k % 4], x, y, rng.random_range(-PI..PI));
     }
     let checked = assert_every_backend("4096² bitmask under 3000 bodies", &build.scene);
-    let on_mask = checked.truth.pairs.iter().filter(|p| p.0 == 0).count();
+    let on_mask = checked.truth.pairs.iter().filter(|p| p[0] == 0).count();
     assert!(on_mask > 1000, "only {on_mask} bodies touch the mask");
 }
 
@@ -587,7 +587,7 @@ fn bitmasks_at_the_largest_whole_coordinates() {
         .truth
         .pairs
         .iter()
-        .filter(|&&(i, j)| bitmasks[i as usize] && bitmasks[j as usize])
+        .filter(|&&[i, j]| bitmasks[i as usize] && bitmasks[j as usize])
         .count();
     assert!(exact > 50, "only {exact} bitmask pairs");
 }
@@ -842,7 +842,7 @@ fn every_backend_within(scene: &Scene, limit: Duration) -> Vec<(&'static str, An
 fn assert_answers_within(what: &str, text: &str, limit: Duration) -> Vec<Pair> {
     let scene = Scene::from_json(text).expect("the issue's scene is valid");
     let truth = oracle::oracle(text);
-    let expected: Vec<Pair> = truth.pairs.iter().map(|&(i, j)| [i, j]).collect();
+    let expected: Vec<Pair> = truth.pairs.iter().map(|&[i, j]| [i, j]).collect();
     assert!(truth.band.is_empty(), "{what}: nothing is near touching");
     let mut problems = Vec::new();
     for (backend, answer) in every_backend_within(&scene, limit) {

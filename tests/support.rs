@@ -139,11 +139,11 @@ pub fn outside_band_report(
     if comparison.is_exact_outside_band() {
         return None;
     }
-    let show = |pairs: &[(u32, u32)]| -> Vec<String> {
+    let show = |pairs: &[[u32; 2]]| -> Vec<String> {
         pairs
             .iter()
             .take(10)
-            .map(|&(i, j)| {
+            .map(|&[i, j]| {
                 let d = oracle::signed_distance(value, i as usize, j as usize);
                 format!(
                     "({i}, {j}) d={d:.5} {} / {}",
@@ -172,14 +172,14 @@ pub fn assert_exact_outside_band(what: &str, text: &str, reported: &[Pair], trut
 }
 
 /// Pairs as the oracle lists them.
-pub type PairList = Vec<(u32, u32)>;
+pub type PairList = Vec<Pair>;
 
 /// Pairs on which two answers differ, split into (inside the oracle's band, outside it).
 pub fn differences(a: &[Pair], b: &[Pair], truth: &OracleResult) -> (PairList, PairList) {
-    let a: BTreeSet<(u32, u32)> = a.iter().map(|p| (p[0], p[1])).collect();
-    let b: BTreeSet<(u32, u32)> = b.iter().map(|p| (p[0], p[1])).collect();
+    let a: BTreeSet<[u32; 2]> = a.iter().copied().collect();
+    let b: BTreeSet<[u32; 2]> = b.iter().copied().collect();
     a.symmetric_difference(&b)
-        .partition(|p| truth.band.contains(p))
+        .partition(|p| truth.band.contains(*p))
 }
 
 /// Asserts two answers differ only in the band; returns how many band pairs differ.

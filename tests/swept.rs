@@ -61,7 +61,7 @@ fn check(what: &str, text: &str) -> (usize, usize, usize) {
 }
 
 fn report(truth: &SweptTruth, c: &crate::oracle::motion::SweptComparison) -> String {
-    let show = |pairs: &[(u32, u32)]| -> String {
+    let show = |pairs: &[[u32; 2]]| -> String {
         pairs
             .iter()
             .take(5)

@@ -40,19 +40,19 @@ const MARGIN: f64 = 2.0 * BAND;
 #[derive(Debug, Clone, Default)]
 pub struct OracleResult {
     /// Pairs (i, j), i < j, that collide exactly in f64 (signed distance <= 0), filters agreeing.
-    pub pairs: BTreeSet<(u32, u32)>,
+    pub pairs: BTreeSet<[u32; 2]>,
     /// Pairs (i, j), i < j, filters agreeing, whose signed distance d has |d| <= BAND: these may be decided either way.
     /// Never includes bitmask-bitmask pairs (they are exact integer questions).
-    pub band: BTreeSet<(u32, u32)>,
+    pub band: BTreeSet<[u32; 2]>,
 }
 
 /// Reported pairs checked against the oracle.
 #[derive(Debug, Clone, Default)]
 pub struct Comparison {
     /// Pairs outside the band that were reported but do not collide.
-    pub false_positives: Vec<(u32, u32)>,
+    pub false_positives: Vec<[u32; 2]>,
     /// Pairs outside the band that collide but were not reported.
-    pub false_negatives: Vec<(u32, u32)>,
+    pub false_negatives: Vec<[u32; 2]>,
     /// Band pairs reported / not reported (counted, not errors).
     pub band_reported: usize,
     pub band_not_reported: usize,
@@ -100,7 +100,7 @@ pub fn oracle_value_with_band(scene_json_value: &Value, band: f64) -> OracleResu
             return;
         }
         let d = placed_distance(&placed[i], &placed[j], margin);
-        let key = (i as u32, j as u32);
+        let key = [i as u32, j as u32];
         if d <= 0.0 {
             result.pairs.insert(key);
         }
@@ -132,19 +132,19 @@ pub fn signed_distance(scene_json_value: &Value, i: usize, j: usize) -> f64 {
 /// Pairs are taken as given: a reversed pair `[j, i]` is not the pair `(i, j)`, so it shows
 /// up as a false positive (the spec wants `i < j`). Repeated pairs count once.
 pub fn compare(reported: &[[u32; 2]], oracle: &OracleResult) -> Comparison {
-    let reported: BTreeSet<(u32, u32)> = reported.iter().map(|p| (p[0], p[1])).collect();
+    let reported: BTreeSet<[u32; 2]> = reported.iter().copied().collect();
     let false_positives = reported
         .iter()
-        .filter(|p| !oracle.band.contains(p) && !oracle.pairs.contains(p))
+        .filter(|p| !oracle.band.contains(*p) && !oracle.pairs.contains(*p))
         .copied()
         .collect();
     let false_negatives = oracle
         .pairs
         .iter()
-        .filter(|p| !oracle.band.contains(p) && !reported.contains(p))
+        .filter(|p| !oracle.band.contains(*p) && !reported.contains(*p))
         .copied()
         .collect();
-    let band_reported = oracle.band.iter().filter(|p| reported.contains(p)).count();
+    let band_reported = oracle.band.iter().filter(|p| reported.contains(*p)).count();
     Comparison {
         false_positives,
         false_negatives,

@@ -45,20 +45,20 @@ impl SweptEntry {
 pub struct SweptTruth {
     scene: Scene,
     /// Every pair near enough to matter, keyed `(i, j)`, `i < j`.
-    pub entries: BTreeMap<(u32, u32), SweptEntry>,
+    pub entries: BTreeMap<[u32; 2], SweptEntry>,
 }
 
 /// A reported time of impact outside the tolerance: the pair, the reported time, the
 /// oracle's, and why it is wrong.
-pub type WrongToi = ((u32, u32), f32, Option<f64>, String);
+pub type WrongToi = ([u32; 2], f32, Option<f64>, String);
 
 /// Reported swept pairs held to the oracle.
 #[derive(Debug, Clone, Default)]
 pub struct SweptComparison {
     /// Reported, outside the band, but never meeting.
-    pub false_positives: Vec<(u32, u32)>,
+    pub false_positives: Vec<[u32; 2]>,
     /// Meeting, outside the band, but not reported.
-    pub false_negatives: Vec<(u32, u32)>,
+    pub false_negatives: Vec<[u32; 2]>,
     /// Reported with a time of impact outside the tolerance: pair, reported, true, why.
     pub wrong_toi: Vec<WrongToi>,
     /// Band pairs reported and not reported.
@@ -77,7 +77,7 @@ impl SweptComparison {
 
 impl SweptTruth {
     /// The pairs that meet during the frame.
-    pub fn pairs(&self) -> BTreeSet<(u32, u32)> {
+    pub fn pairs(&self) -> BTreeSet<[u32; 2]> {
         self.entries
             .iter()
             .filter(|(_, e)| e.toi.is_some())
@@ -86,7 +86,7 @@ impl SweptTruth {
     }
 
     /// The pairs that may go either way.
-    pub fn band(&self) -> BTreeSet<(u32, u32)> {
+    pub fn band(&self) -> BTreeSet<[u32; 2]> {
         self.entries
             .iter()
             .filter(|(_, e)| e.in_band())
@@ -108,10 +108,9 @@ impl SweptTruth {
     /// for a pair with no relative motion that meets).
     pub fn compare(&self, reported: &[([u32; 2], f32)]) -> SweptComparison {
         let mut out = SweptComparison::default();
-        let reported_set: BTreeSet<(u32, u32)> =
-            reported.iter().map(|(p, _)| (p[0], p[1])).collect();
+        let reported_set: BTreeSet<[u32; 2]> = reported.iter().map(|(p, _)| [p[0], p[1]]).collect();
         for &(pair, toi) in reported {
-            let key = (pair[0], pair[1]);
+            let key = [pair[0], pair[1]];
             let Some(entry) = self.entries.get(&key) else {
                 out.false_positives.push(key);
                 continue;
@@ -139,7 +138,7 @@ impl SweptTruth {
     }
 
     /// Why a reported time is wrong, or `None` when it is within the spec's tolerance.
-    fn toi_problem(&self, key: (u32, u32), entry: &SweptEntry, toi: f32) -> Option<String> {
+    fn toi_problem(&self, key: [u32; 2], entry: &SweptEntry, toi: f32) -> Option<String> {
         let toi = toi as f64;
         if !(0.0..=1.0).contains(&toi) {
             return Some("outside [0, 1]".into());
@@ -156,7 +155,7 @@ impl SweptTruth {
                 return None;
             }
         }
-        let d = self.distance_at(key.0 as usize, key.1 as usize, toi);
+        let d = self.distance_at(key[0] as usize, key[1] as usize, toi);
         if d.abs() <= BAND + 1e-9 && entry.speed > 0.0 {
             return None;
         }
@@ -256,7 +255,7 @@ pub fn swept_oracle(text: &str) -> SweptTruth {
     let mut entries = BTreeMap::new();
     sweep_and_prune(&boxes, MARGIN, |i, j| {
         if scene.filters_agree(i, j) {
-            entries.insert((i as u32, j as u32), sweep_pair(&scene, i, j));
+            entries.insert([i as u32, j as u32], sweep_pair(&scene, i, j));
         }
     });
     SweptTruth { scene, entries }
@@ -415,7 +414,7 @@ mod self_tests {
             ]
         });
         let truth = swept_oracle(&scene.to_string());
-        let entry = truth.entries[&(0, 1)];
+        let entry = truth.entries[&[0, 1]];
         let toi = entry.toi.expect("meets");
         assert!((toi - 13.0 / 30.0).abs() < 1e-9, "{toi}");
         assert!(entry.closest < -BAND);
@@ -424,7 +423,7 @@ mod self_tests {
         let late = truth.compare(&[([0, 1], 0.5)]);
         assert_eq!(late.wrong_toi.len(), 1, "{late:?}");
         let missed = truth.compare(&[]);
-        assert_eq!(missed.false_negatives, vec![(0, 1)]);
+        assert_eq!(missed.false_negatives, vec![[0, 1]]);
     }
 
     #[test]
@@ -438,7 +437,7 @@ mod self_tests {
                        {"shape": 0, "x": -3, "y": 0.5, "vx": 10}]
         });
         let truth = swept_oracle(&scene.to_string());
-        let toi = truth.entries[&(0, 1)].toi.expect("meets");
+        let toi = truth.entries[&[0, 1]].toi.expect("meets");
         assert!((toi - 0.45).abs() < 1e-9, "{toi}");
     }
 }

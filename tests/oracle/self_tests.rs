@@ -20,13 +20,13 @@ fn run(scene: &Value) -> OracleResult {
     assert!(
         flipped
             .iter()
-            .all(|p| by_text.band.contains(p) && by_value.band.contains(p)),
+            .all(|p| by_text.band.contains(*p) && by_value.band.contains(*p)),
         "text and value disagree outside the band: {flipped:?}"
     );
     by_value
 }
 
-fn set(pairs: &[(u32, u32)]) -> BTreeSet<(u32, u32)> {
+fn set(pairs: &[[u32; 2]]) -> BTreeSet<[u32; 2]> {
     pairs.iter().copied().collect()
 }
 
@@ -37,7 +37,7 @@ fn plus_sign_collides_without_any_vertex_inside() {
         "bodies": [{"shape": 0, "x": 0.0, "y": 0.0}, {"shape": 1, "x": 0.0, "y": 0.0}]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(0, 1)]));
+    assert_eq!(r.pairs, set(&[[0, 1]]));
     assert!(r.band.is_empty());
     assert!((signed_distance(&scene, 0, 1) + 6.0).abs() < 1e-12);
 }
@@ -65,8 +65,8 @@ fn touching_edges_collide_and_are_in_band() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(0, 1), (0, 2)]));
-    assert_eq!(r.band, set(&[(0, 1), (0, 2)]));
+    assert_eq!(r.pairs, set(&[[0, 1], [0, 2]]));
+    assert_eq!(r.band, set(&[[0, 1], [0, 2]]));
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn containment_collides() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(0, 1), (0, 2)]));
+    assert_eq!(r.pairs, set(&[[0, 1], [0, 2]]));
     assert!(r.band.is_empty());
     // Circle centre 5 from the top edge (y = 10), inside: -(5 + 0.2).
     assert!((signed_distance(&scene, 0, 2) + 5.2).abs() < 1e-12);
@@ -114,7 +114,7 @@ fn identical_bodies_collide() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(0, 1), (2, 3)]));
+    assert_eq!(r.pairs, set(&[[0, 1], [2, 3]]));
     assert!(r.band.is_empty());
 }
 
@@ -131,11 +131,11 @@ fn rotation_by_quarter_turn() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(0, 2)]));
+    assert_eq!(r.pairs, set(&[[0, 2]]));
     assert!((signed_distance(&scene, 0, 1) - 1.5).abs() < 1e-12);
     let mut unturned = scene.clone();
     unturned["bodies"][0]["angle"] = json!(0.0);
-    assert_eq!(run(&unturned).pairs, set(&[(0, 1)]));
+    assert_eq!(run(&unturned).pairs, set(&[[0, 1]]));
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn filters_must_agree_both_ways() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(4, 5)]));
+    assert_eq!(r.pairs, set(&[[4, 5]]));
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn bitmask_at_negative_offsets() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(0, 1), (0, 3)]));
+    assert_eq!(r.pairs, set(&[[0, 1], [0, 3]]));
     assert!(r.band.is_empty());
     // Centre cell is clear: nearest set corner (-8, -5) is sqrt(0.5) away.
     assert!((signed_distance(&scene, 0, 2) - (0.5f64.sqrt() - 0.3)).abs() < 1e-12);
@@ -193,7 +193,7 @@ fn bitmasks_sharing_only_an_edge_or_corner_do_not_collide() {
         ]
     });
     let r = run(&scene);
-    assert_eq!(r.pairs, set(&[(3, 4)]));
+    assert_eq!(r.pairs, set(&[[3, 4]]));
     assert!(r.band.is_empty(), "bitmask pairs are never in the band");
     assert_eq!(signed_distance(&scene, 0, 1), 1.0);
     assert_eq!(signed_distance(&scene, 3, 4), -1.0);
@@ -225,12 +225,12 @@ fn circle_touching_bitmask_cell_from_a_diagonal() {
     };
     // Exactly touching the corner (1, 1) from (4, 5): a 3-4-5 triangle, no rounding.
     let r = run(&scene_with_circle(5.0, 4.0, 5.0));
-    assert_eq!(r.pairs, set(&[(0, 1)]));
-    assert_eq!(r.band, set(&[(0, 1)]));
+    assert_eq!(r.pairs, set(&[[0, 1]]));
+    assert_eq!(r.band, set(&[[0, 1]]));
     // Touching at 45 degrees: rounding may land either side, but it is in the band.
     let touch = 1.0 + 1.0 / SQRT_2;
     let r = run(&scene_with_circle(1.0, touch, touch));
-    assert_eq!(r.band, set(&[(0, 1)]));
+    assert_eq!(r.band, set(&[[0, 1]]));
     // Same direction, 0.05 away: decided, no pair.
     let gap = 1.0 + 1.05 / SQRT_2;
     let scene = scene_with_circle(1.0, gap, gap);
@@ -261,7 +261,7 @@ fn polygon_inside_a_bitmask_hole_does_not_collide() {
         "shapes": scene["shapes"],
         "bodies": [{"shape": 0, "x": 5, "y": 5}, {"shape": 2, "x": 6.5, "y": 6.5}]
     });
-    assert_eq!(run(&bigger).pairs, set(&[(0, 1)]));
+    assert_eq!(run(&bigger).pairs, set(&[[0, 1]]));
 }
 
 #[test]
@@ -292,12 +292,12 @@ fn spec_example_scene() {
 #[test]
 fn compare_sorts_errors_from_band_pairs() {
     let r = OracleResult {
-        pairs: set(&[(0, 1), (2, 3), (4, 5)]),
-        band: set(&[(4, 5), (6, 7)]),
+        pairs: set(&[[0, 1], [2, 3], [4, 5]]),
+        band: set(&[[4, 5], [6, 7]]),
     };
     let c = compare(&[[0, 1], [0, 1], [4, 5], [8, 9], [7, 6]], &r);
-    assert_eq!(c.false_positives, vec![(7, 6), (8, 9)]);
-    assert_eq!(c.false_negatives, vec![(2, 3)]);
+    assert_eq!(c.false_positives, vec![[7, 6], [8, 9]]);
+    assert_eq!(c.false_negatives, vec![[2, 3]]);
     assert_eq!((c.band_reported, c.band_not_reported), (1, 1));
     assert!(!c.is_exact_outside_band());
     let ok = compare(&[[0, 1], [2, 3], [6, 7]], &r);
@@ -448,10 +448,10 @@ fn broad_phase_misses_nothing_and_distance_is_symmetric() {
                 continue;
             }
             if d <= 0.0 {
-                pairs.insert((i as u32, j as u32));
+                pairs.insert([i as u32, j as u32]);
             }
             if !(placed[i].is_bitmask() && placed[j].is_bitmask()) && d.abs() <= BAND {
-                band.insert((i as u32, j as u32));
+                band.insert([i as u32, j as u32]);
             }
         }
     }
