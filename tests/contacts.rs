@@ -1,6 +1,7 @@
 //! Contacts (scene format 1.1): known depths and normals, bitmask areas, random scenes
 //! against the Minkowski-difference oracle of `oracle::contact`, and the command line.
 
+use proptest::test_runner::{Config, TestRunner};
 use serde_json::{json, Value};
 
 use gpu_collide::cpu::ReferenceCollider;
@@ -256,4 +257,44 @@ fn the_gpu_backend_refuses_contacts_for_now() {
         message.contains("contacts is not implemented on the gpu backend yet"),
         "{message}"
     );
+}
+
+/// Property: small piles over a fixed library, shrunk to a minimal failing one.
+#[test]
+fn contacts_agree_with_the_oracle_on_small_scenes() {
+    let shapes: Value = serde_json::from_str(
+        r#####"[
+        {"polygon": [[-2, -0.5], [2, -0.5], [2, 0.5], [-2, 0.5]]},
+        {"polygon": [[0, 0], [3, 0.5], [1, 2]]},
+        {"circle": 1.0},
+        {"circle": 0.3},
+        {"bitmask": {"width": 4, "height": 3, "rows": ["##.#", ".#..", "####"]}}
+    ]"#####,
+    )
+    .expect("shapes");
+    let body = (0usize..5, -4.0f32..4.0, -4.0f32..4.0, -3.2f32..3.2);
+    let mut runner = TestRunner::new(Config {
+        cases: 64,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&proptest::collection::vec(body, 0..10), |bodies| {
+            let bodies: Vec<Value> = bodies
+                .iter()
+                .map(|&(shape, x, y, angle)| {
+                    if shape == 4 {
+                        json!({"shape": 4, "x": x.round(), "y": y.round()})
+                    } else {
+                        json!({"shape": shape, "x": x, "y": y, "angle": angle})
+                    }
+                })
+                .collect();
+            let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
+            // `contacts` panics with the oracle's complaint, which proptest catches and
+            // shrinks.
+            contacts("property", &text);
+            Ok(())
+        })
+        .expect("contacts agree with the oracle");
 }

@@ -42,7 +42,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde_json::{json, Value};
 
-use crate::support::{check_backends, gpu, within, Backends, SPEC_EXAMPLE};
+use crate::support::{check_backends, gpu, within, Backends, SPEC_EXAMPLE, SPEC_EXAMPLE_1_1};
 
 /// A runner for one target: `FUZZ_CASES` cases when set, else `default_cases`; the seed
 /// from `FUZZ_SEED` when set, else a new one. Both are printed, so a run can be repeated.
@@ -547,10 +547,11 @@ fn mutate(mut bytes: Vec<u8>, mutations: &[Mutation]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Valid scenes to start from: the spec's example and small generated ones.
+/// Valid scenes to start from: the examples of the spec's two versions (1.1 with motion
+/// and queries) and small generated ones.
 fn valid_scenes() -> Vec<String> {
     use gpu_collide::generate::{random_scene, SceneKind};
-    let mut scenes = vec![SPEC_EXAMPLE.to_string()];
+    let mut scenes = vec![SPEC_EXAMPLE.to_string(), SPEC_EXAMPLE_1_1.to_string()];
     for (k, kind) in SceneKind::ALL.iter().enumerate() {
         scenes.push(random_scene(*kind, 6, k as u64).to_json());
     }
