@@ -433,3 +433,36 @@ fn query_answers_the_spec_example() {
         "{stderr}"
     );
 }
+
+#[test]
+fn answers_stay_writable_where_f32_overflows() {
+    // Far past the format's range, arithmetic overflows: the answers may lose precision,
+    // but every number the format requires is a number, never null.
+    let path = write_scene(
+        "overflow.json",
+        r#"{"shapes": [{"circle": 1e30}],
+            "bodies": [{"shape": 0, "x": 0, "y": 0}, {"shape": 0, "x": 1e30, "y": 0}],
+            "rays": [{"x": -3e38, "y": 0, "dx": 3e38, "dy": 1e-30}]}"#,
+    );
+    for command_name in ["contacts", "query"] {
+        let out = run(&[command_name, &path, "--backend", "cpu"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        for contact in value["contacts"].as_array().into_iter().flatten() {
+            assert!(contact["depth"].is_number(), "{value}");
+            assert!(
+                contact["normal"]
+                    .as_array()
+                    .is_some_and(|n| n.iter().all(|c| c.is_number())),
+                "{value}"
+            );
+        }
+        for ray in value["rays"].as_array().into_iter().flatten() {
+            assert!(ray.is_null() || ray["t"].is_number(), "{value}");
+        }
+    }
+}

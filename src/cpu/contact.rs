@@ -21,7 +21,7 @@ use crate::contact::ContactKind;
 use crate::library::ShapeLibrary;
 use crate::packed::{BodyInfo, BodyTransform, PackedShape, SHAPE_BITMASK};
 
-use super::placed::{cells_between, mask_bits, set_cells_in_row, Convex, Placed};
+use super::placed::{cells_between, length, mask_bits, set_cells_in_row, unit, Convex, Placed};
 
 /// How bodies `i` and `j`, which collide, overlap; the normal points from `i` to `j`.
 pub fn contact(
@@ -111,7 +111,7 @@ pub fn polygon_polygon(a: &Convex, b: &Convex) -> (Vec2, f32) {
     for &m in b.normals {
         consider(-m, b.support(m) - a.interval(m).0);
     }
-    (best.0, best.1.max(0.0))
+    (best.0, depth_of(best.1))
 }
 
 /// The least move of a circle (`centre`, `radius`) that leaves it touching polygon `p`:
@@ -128,28 +128,30 @@ pub fn polygon_circle(p: &Convex, centre: Vec2, radius: f32) -> (Vec2, f32) {
             nearest = v;
         }
     }
-    let towards = centre - nearest;
-    let distance = towards.length();
-    if distance > 0.0 {
-        let axis = towards / distance;
+    if let Some(axis) = unit(centre - nearest) {
         let depth = p.support(axis) - (centre.dot(axis) - radius);
         if depth < best.1 {
             best = (axis, depth);
         }
     }
-    (best.0, best.1.max(0.0))
+    (best.0, depth_of(best.1))
+}
+
+/// A measured overlap as a depth: at least 0 (touching), and finite even when the
+/// arithmetic overflowed far past the format's range, so that it can be written.
+fn depth_of(overlap: f32) -> f32 {
+    if overlap.is_nan() || overlap < 0.0 {
+        0.0
+    } else {
+        overlap.min(f32::MAX)
+    }
 }
 
 /// Two circles whose centres are `offset` apart (from `i` to `j`) and whose radii add up
 /// to `reach`. Concentric circles may part any way: the x axis is chosen.
 pub fn circle_circle(offset: Vec2, reach: f32) -> (Vec2, f32) {
-    let distance = offset.length();
-    let normal = if distance > 0.0 {
-        offset / distance
-    } else {
-        Vec2::X
-    };
-    (normal, (reach - distance).max(0.0))
+    let normal = unit(offset).unwrap_or(Vec2::X);
+    (normal, depth_of(reach - length(offset)))
 }
 
 /// Cells set in both masks, `b`'s cell `(0, 0)` lying on `a`'s cell `d`: for each row

@@ -44,6 +44,18 @@ impl Convex<'_> {
     }
 }
 
+/// The length of `v` without overflow: `|v|²` passes f32's range for `|v|` past about
+/// 1.8e19, where `hypot` does not.
+pub fn length(v: Vec2) -> f32 {
+    v.x.hypot(v.y)
+}
+
+/// `v` scaled to unit length, if it has a direction (not zero, all finite).
+pub fn unit(v: Vec2) -> Option<Vec2> {
+    let n = v / length(v);
+    n.is_finite().then_some(n)
+}
+
 /// The outward normals of a box's sides, in the order of [`cell_points`]'s edges.
 pub const BOX_NORMALS: [Vec2; 4] = [
     Vec2::new(0.0, -1.0),

@@ -23,7 +23,7 @@ use crate::packed::{Aabb, BodyInfo, BodyTransform};
 use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
 
 use super::broad::Grid;
-use super::placed::{cells_between, set_cells_in_row, Convex, Placed, BOX_NORMALS};
+use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
 
 /// The frame's bodies as the query tests read them.
 #[derive(Clone, Copy)]
@@ -55,11 +55,13 @@ impl Bodies<'_> {
         self.infos[k].layer & mask != 0
     }
 
-    /// Where `ray` first meets body `k`: `(t, normal)`.
+    /// Where `ray` first meets body `k`: `(t, normal)`. Far past the format's range
+    /// (coordinates near f32's limit) the arithmetic can overflow; a time that is not a
+    /// number is no hit, rather than an answer the format cannot write.
     pub fn ray_hit(&self, k: usize, ray: &Ray) -> Option<(f32, Option<Vec2>)> {
         let (placed, origin) = self.placed(k);
         let start = ray.origin - origin;
-        match &placed {
+        let hit = match &placed {
             Placed::Polygon { points, normals } => {
                 ray_polygon(&Convex { points, normals }, start, ray.delta)
             }
@@ -68,7 +70,9 @@ impl Bodies<'_> {
                 let m = *mask;
                 ray_bitmask(self.library, &m, start, ray.delta)
             }
-        }
+        };
+        hit.filter(|(t, _)| (0.0..=1.0).contains(t))
+            .map(|(t, normal)| (t, normal.filter(|n| n.is_finite())))
     }
 
     /// Whether body `k`'s shape holds `point` (closed).
@@ -243,7 +247,7 @@ pub fn ray_circle(
     if t > 1.0 {
         return None;
     }
-    Some((t, (f + t * delta).try_normalize()))
+    Some((t, unit(f + t * delta)))
 }
 
 /// Where the segment (in the mask's frame) first meets a set cell of the mask, and the
