@@ -40,6 +40,12 @@
 //! [`Collider::find_swept_pairs`] with times of impact), contacts
 //! ([`Collider::find_contacts`]: depth and normal, or overlapping cells) and batched
 //! ray, point and box queries ([`Collider::query`]).
+//!
+//! Inside a game: [`GpuContext::from_device`] wraps the game's own wgpu device;
+//! [`GpuCollider::submit`] and [`GpuCollider::collect`] run frames without waiting for
+//! them; [`GpuCollider::record_from_buffer`] records a frame into the game's own encoder,
+//! reading positions from the game's own buffer and leaving the pairs on the GPU for its
+//! passes ([`gpu::PAIRS_WGSL`]); [`TouchTracker`] turns pairs into began/ended events.
 
 #[cfg(feature = "cli")]
 pub mod bench;
