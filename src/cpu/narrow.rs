@@ -4,7 +4,7 @@
 //!
 //! Each pair is tested in a frame whose origin is one of the two bodies, which keeps
 //! coordinates small and f32 rounding far below the format's 0.01 tolerance. A test is
-//! planned as the shader plans it ([`plan_of`]) and its chunks run one after the other
+//! planned as the shader plans it (`plan_of`) and its chunks run one after the other
 //! here, where the GPU runs a long test's chunks side by side.
 
 use glam::{IVec2, Vec2};
