@@ -39,6 +39,10 @@ def test_the_bullet_meets_the_wall_at_13_30():
     assert abs(float(swept.toi[0]) - 13 / 30) <= 0.01 / 30 + 1e-4
     # find_pairs answers the swept question when something moves, the still one otherwise.
     assert collider.find_pairs(**bodies, velocities=velocities).tolist() == [[0, 1]]
+    for dtype in (np.float32, np.float64):
+        again = collider.find_swept_pairs(velocities=velocities.astype(dtype), **bodies)
+        assert again.pairs.tolist() == [[0, 1]] and again.toi.tolist() == swept.toi.tolist()
+        assert collider.find_pairs(**bodies, velocities=velocities.astype(dtype)).tolist() == [[0, 1]]
     assert collider.find_pairs(**bodies).tolist() == []
     assert collider.find_pairs(**bodies, velocities=np.zeros((2, 2))).tolist() == []
     still = collider.find_swept_pairs(velocities=np.zeros((2, 2), np.float32), **bodies)
