@@ -473,7 +473,7 @@ impl Collider {
         angles: Option<PyReadonlyArray1<'py, f32>>,
         layers: Option<PyReadonlyArray1<'py, u32>>,
         masks: Option<PyReadonlyArray1<'py, u32>>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>)> {
+    ) -> PyResult<SweptArrays<'py>> {
         let arrays = BodyArrays {
             shapes,
             positions,
@@ -646,6 +646,9 @@ impl Collider {
         )
     }
 }
+
+/// Swept pairs as flat pairs and their times of impact.
+type SweptArrays<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
 
 /// Contacts as flat pairs, flat normals, depths and areas.
 type ContactArrays<'py> = (
