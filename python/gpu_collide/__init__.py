@@ -4,7 +4,11 @@ gpu_collide puts the gpu-collide Rust library in the hands of numpy and pygame u
 
 * ``Collider(shapes, backend="auto")`` over ``Polygon``, ``Circle`` and ``Bitmask``
   shapes; ``collider.find_pairs(shape_ids, positions, ...)`` takes numpy arrays for all
-  bodies at once and returns an (M, 2) uint32 array of colliding index pairs ``i < j``.
+  bodies at once and returns an (M, 2) uint32 array of colliding index pairs ``i < j``;
+  with ``velocities`` it answers for the whole frame (swept). ``find_swept_pairs`` adds
+  the times of impact, ``find_contacts`` the depth and normal (or, with a bitmask, the
+  shared area) of each pair, and ``query`` answers rays, points and boxes; all take and
+  give numpy arrays (see their docstrings).
 * ``group_collide(group_a, group_b)``: what ``pygame.sprite.groupcollide(group_a,
   group_b, False, False, pygame.sprite.collide_mask)`` returns, computed in one pass.
 * ``overlap_area(mask_a, mask_b, offset)``: what ``mask_a.overlap_area(mask_b, offset)``
@@ -19,14 +23,16 @@ slower). ``gpu_adapter()`` names the adapter the gpu backend would use.
 Errors are Python exceptions with the library's messages: ``TypeError`` for a wrong
 type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
 polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
-``RuntimeError`` for a missing adapter or a GPU failure.
+``RuntimeError`` for a missing adapter or a GPU failure, ``NotImplementedError`` for a
+question the backend does not answer yet (the gpu backend's swept pairs, contacts and
+queries: use the cpu backend for those).
 """
 
 from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -37,8 +43,11 @@ __all__ = [
     "Bitmask",
     "Circle",
     "Collider",
+    "Contacts",
     "Polygon",
+    "QueryAnswers",
     "SpriteCollider",
+    "SweptPairs",
     "TouchTracker",
     "gpu_adapter",
     "group_collide",
@@ -60,12 +69,13 @@ def _integers(values: Any, name: str, n: int) -> np.ndarray:
     return array
 
 
-def _bits32(values: Any, name: str, n: int) -> np.ndarray:
-    """Layer or mask bits: integers in 0 .. 2**32 - 1, as uint32."""
+def _bits32(values: Any, name: str, n: int, what: str = "body", field: str = "") -> np.ndarray:
+    """Layer or mask bits: integers in 0 .. 2**32 - 1, as uint32; a bad one is named as
+    ``{what} {index}: {field}`` (field: ``name`` without its plural s by default)."""
     array = _integers(values, name, n)
     if n and (array.min() < 0 or array.max() > 0xFFFFFFFF):
         bad = int(np.flatnonzero((array < 0) | (array > 0xFFFFFFFF))[0])
-        raise ValueError(f"body {bad}: {name[:-1]}: {array[bad]} is not a 32-bit unsigned value")
+        raise ValueError(f"{what} {bad}: {field or name[:-1]}: {array[bad]} is not a 32-bit unsigned value")
     return np.ascontiguousarray(array, dtype=np.uint32)
 
 
@@ -81,6 +91,77 @@ def _reals(values: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
         return np.ascontiguousarray(array, dtype=np.float32)
 
 
+def _query_rows(values: Any, name: str, width: int) -> np.ndarray:
+    """Query rows: a (K, width) float32 array from any real dtype (an empty sequence is
+    no query)."""
+    array = np.asarray(values)
+    if array.size == 0 and array.ndim < 2:
+        array = array.reshape(0, width)
+    if array.ndim != 2 or array.shape[1] != width:
+        raise ValueError(f"{name} must have shape (K, {width}), not {array.shape}")
+    return _reals(array, name, array.shape)
+
+
+class SweptPairs(NamedTuple):
+    """What :meth:`Collider.find_swept_pairs` returns."""
+
+    pairs: np.ndarray
+    """(M, 2) uint32: the bodies ``[i, j]``, ``i < j``, that meet during the frame, sorted."""
+    toi: np.ndarray
+    """(M,) float32: each pair's time of impact, the first ``t`` in [0, 1] at which they
+    meet (0 when they already touch at the start)."""
+
+
+class Contacts(NamedTuple):
+    """What :meth:`Collider.find_contacts` returns, one row per colliding pair.
+
+    A pair of polygons and circles has a ``normal`` and a ``depth`` and an ``area`` of
+    -1; a pair with a bitmask has an ``area`` and NaN for ``normal`` and ``depth``:
+    ``np.isnan(depths)`` (or ``areas >= 0``) tells which rows are which.
+    """
+
+    pairs: np.ndarray
+    """(M, 2) uint32: the pairs of :meth:`Collider.find_pairs` (velocities ignored), in
+    the same order."""
+    normals: np.ndarray
+    """(M, 2) float32: unit direction from body ``i`` towards body ``j`` in which ``j``
+    moves ``depth`` to stop overlapping ``i`` (NaN rows for pairs with a bitmask)."""
+    depths: np.ndarray
+    """(M,) float32: the length of that shortest separating move, 0 or more (NaN for
+    pairs with a bitmask)."""
+    areas: np.ndarray
+    """(M,) int64: for a pair with a bitmask, the cells set in both bitmasks (what
+    ``pygame.mask.Mask.overlap_area`` counts) or the bitmask's set cells the other shape
+    meets; -1 for a pair of polygons and circles."""
+
+
+class QueryAnswers(NamedTuple):
+    """What :meth:`Collider.query` returns: rays as arrays, points and boxes as
+    compressed rows (CSR).
+
+    The bodies containing point ``k`` are
+    ``point_bodies[point_offsets[k]:point_offsets[k + 1]]``, ascending; likewise for
+    boxes. ``np.diff(point_offsets)`` counts them per point, and
+    ``np.split(point_bodies, point_offsets[1:-1])`` gives one array per point.
+    """
+
+    ray_body: np.ndarray
+    """(R,) int64: the body each ray meets first (the lower index on a tie), -1 if none."""
+    ray_t: np.ndarray
+    """(R,) float32: where along the ray, in [0, 1] (NaN if no body)."""
+    ray_normal: np.ndarray
+    """(R, 2) float32: the shape's outward unit normal there; NaN rows when the ray hits
+    nothing, or starts in or on the body (``t == 0``: no side was crossed)."""
+    point_offsets: np.ndarray
+    """(P + 1,) int64: point ``k``'s bodies are ``point_bodies[offsets[k]:offsets[k+1]]``."""
+    point_bodies: np.ndarray
+    """uint32: the bodies containing each point (boundary included), point after point."""
+    box_offsets: np.ndarray
+    """(B + 1,) int64: box ``k``'s bodies are ``box_bodies[offsets[k]:offsets[k+1]]``."""
+    box_bodies: np.ndarray
+    """uint32: the bodies whose shape meets each box (exactly, not their bounds)."""
+
+
 class Collider(_native.Collider):
     """Finds the colliding pairs of bodies over a fixed list of shapes.
 
@@ -90,8 +171,33 @@ class Collider(_native.Collider):
     ``backend`` is ``"gpu"``, ``"cpu"`` or ``"auto"`` (the GPU if a hardware adapter
     opens, else the CPU); ``collider.backend`` tells which was taken.
 
-    Call :meth:`find_pairs` every frame with the bodies where they are now.
+    Call :meth:`find_pairs` every frame with the bodies where they are now (and, for
+    fast movers, ``velocities``). :meth:`find_swept_pairs`, :meth:`find_contacts` and
+    :meth:`query` answer on the cpu backend; the gpu backend raises
+    ``NotImplementedError`` for them (and for moving bodies) for now.
     """
+
+    def _bodies(
+        self, shape_ids: Any, positions: Any, angles: Any, layers: Any, masks: Any
+    ) -> Tuple[int, Tuple[Any, ...]]:
+        """The body arrays checked and converted to the types ``_native`` takes."""
+        ids = np.asarray(shape_ids)
+        if ids.ndim != 1:
+            raise ValueError(f"shape_ids must be 1D (N,), not of shape {ids.shape}")
+        n = ids.shape[0]
+        ids = _integers(ids, "shape_ids", n)
+        if n and (ids.min() < 0 or ids.max() > 0xFFFFFFFF):
+            bad = int(np.flatnonzero((ids < 0) | (ids > 0xFFFFFFFF))[0])
+            raise IndexError(
+                f"body {bad}: shape: {ids[bad]} is not a shape index (the library has {len(self)} shapes)"
+            )
+        return n, (
+            np.ascontiguousarray(ids, dtype=np.uint32),
+            _reals(positions, "positions", (n, 2)),
+            None if angles is None else _reals(angles, "angles", (n,)),
+            None if layers is None else _bits32(layers, "layers", n),
+            None if masks is None else _bits32(masks, "masks", n),
+        )
 
     def find_pairs(
         self,
@@ -100,6 +206,7 @@ class Collider(_native.Collider):
         angles: Any = None,
         layers: Any = None,
         masks: Any = None,
+        velocities: Any = None,
     ) -> np.ndarray:
         """The colliding pairs of N bodies, as an (M, 2) uint32 array.
 
@@ -115,6 +222,11 @@ class Collider(_native.Collider):
             masks: optional (N,) integers: the groups a body collides with (default:
                 all). Bodies i and j are tested only if ``layers[i] & masks[j]`` and
                 ``layers[j] & masks[i]`` are both non-zero.
+            velocities: optional (N, 2) reals, how far each body slides during the
+                frame (bitmask bodies cannot move). When any is non-zero the answer is
+                the swept one: the pairs that meet at some time of the frame, as
+                :meth:`find_swept_pairs` gives them (a bullet passing through a wall
+                between two frames is caught).
 
         Returns:
             Every pair of bodies whose shapes touch or overlap (closed sets) and whose
@@ -124,29 +236,130 @@ class Collider(_native.Collider):
             TypeError: an array of a non-numeric dtype (or non-integers for ids, layers
                 or masks).
             ValueError: an array of the wrong shape, a non-finite number, a rotated
-                or off-grid bitmask body.
+                or off-grid bitmask body, a moving bitmask body.
             IndexError: a shape id out of range.
+            NotImplementedError: moving bodies on the gpu backend.
             RuntimeError: the GPU failed, or the bodies' boxes overlap in more pairs
                 than ``set_max_pairs`` allows.
         """
-        ids = np.asarray(shape_ids)
-        if ids.ndim != 1:
-            raise ValueError(f"shape_ids must be 1D (N,), not of shape {ids.shape}")
-        n = ids.shape[0]
-        ids = _integers(ids, "shape_ids", n)
-        if n and (ids.min() < 0 or ids.max() > 0xFFFFFFFF):
-            bad = int(np.flatnonzero((ids < 0) | (ids > 0xFFFFFFFF))[0])
-            raise IndexError(
-                f"body {bad}: shape: {ids[bad]} is not a shape index (the library has {len(self)} shapes)"
-            )
-        flat = self._find_pairs(
-            np.ascontiguousarray(ids, dtype=np.uint32),
-            _reals(positions, "positions", (n, 2)),
-            None if angles is None else _reals(angles, "angles", (n,)),
-            None if layers is None else _bits32(layers, "layers", n),
-            None if masks is None else _bits32(masks, "masks", n),
-        )
-        return flat.reshape(-1, 2)
+        n, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
+        v = None if velocities is None else _reals(velocities, "velocities", (n, 2))
+        return self._find_pairs(*bodies, v).reshape(-1, 2)
+
+    def find_swept_pairs(
+        self,
+        shape_ids: Any,
+        positions: Any,
+        velocities: Any,
+        angles: Any = None,
+        layers: Any = None,
+        masks: Any = None,
+    ) -> SweptPairs:
+        """The pairs that meet while each body slides by its velocity, with the time.
+
+        Over the frame, time ``t`` runs from 0 to 1 and body ``i`` sits at
+        ``positions[i] + t * velocities[i]`` with its angle unchanged. Arguments are
+        those of :meth:`find_pairs`, ``velocities`` being (N, 2) reals (zero rows for
+        bodies that stay put; bitmask bodies must).
+
+        Returns:
+            ``SweptPairs(pairs, toi)``: ``pairs`` (M, 2) uint32 as :meth:`find_pairs`
+            gives them with these velocities, and ``toi`` (M,) float32, each pair's first
+            time of contact in [0, 1] (0 if they touch at the start). Nothing moving,
+            the pairs of :meth:`find_pairs`, each at 0.
+
+        Raises:
+            As :meth:`find_pairs`; ``NotImplementedError`` on the gpu backend.
+        """
+        n, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
+        ids, pos, *rest = bodies
+        flat, toi = self._find_swept_pairs(ids, pos, _reals(velocities, "velocities", (n, 2)), *rest)
+        return SweptPairs(flat.reshape(-1, 2), toi)
+
+    def find_contacts(
+        self,
+        shape_ids: Any,
+        positions: Any,
+        angles: Any = None,
+        layers: Any = None,
+        masks: Any = None,
+    ) -> Contacts:
+        """How each colliding pair overlaps (arguments as :meth:`find_pairs`).
+
+        Returns:
+            ``Contacts(pairs, normals, depths, areas)``, one row per pair of
+            :meth:`find_pairs`, in its order: for polygons and circles the shortest
+            move of body ``j`` (``depths[k] * normals[k]``, normal from ``i`` towards
+            ``j``) that parts them, ``areas[k] == -1``; for a pair with a bitmask the
+            cells they share in ``areas[k]`` (two bitmasks: pygame's
+            ``Mask.overlap_area``), NaN normal and depth. See :class:`Contacts`.
+
+        Raises:
+            As :meth:`find_pairs`; ``NotImplementedError`` on the gpu backend.
+        """
+        _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
+        pairs, normals, depths, areas = self._find_contacts(*bodies)
+        return Contacts(pairs.reshape(-1, 2), normals.reshape(-1, 2), depths, areas)
+
+    def query(
+        self,
+        shape_ids: Any,
+        positions: Any,
+        angles: Any = None,
+        layers: Any = None,
+        masks: Any = None,
+        *,
+        rays: Any = None,
+        ray_masks: Any = None,
+        points: Any = None,
+        point_masks: Any = None,
+        boxes: Any = None,
+        box_masks: Any = None,
+    ) -> QueryAnswers:
+        """Ray, point and box queries against the bodies (as :meth:`find_pairs` takes
+        them), answered together.
+
+        Args:
+            rays: optional (R, 4) reals, rows ``x, y, dx, dy``: the segment from
+                ``(x, y)`` to ``(x + dx, y + dy)`` (not of zero length).
+            points: optional (P, 2) reals, rows ``x, y``.
+            boxes: optional (B, 4) reals, rows ``min_x, min_y, max_x, max_y`` (min not
+                above max; equal corners make a segment or a point).
+            ray_masks, point_masks, box_masks: optional (R,), (P,), (B,) integers in
+                0 .. 2**32 - 1: a query sees only bodies whose layer shares a bit with
+                its mask (default: every body).
+
+        Returns:
+            :class:`QueryAnswers`: for each ray the first body it meets
+            (``ray_body``, -1 for none), where (``ray_t``, NaN for none) and the
+            outward normal there (``ray_normal``, NaN when none, or when the ray starts
+            in the body); for points and boxes the bodies they touch, boundaries
+            included, as CSR offsets and bodies. Queries see the bodies at ``t = 0``.
+
+        Raises:
+            ValueError: a query breaking a rule, named by the library as ``ray 3: dx,
+                dy: zero length: ...``, ``box 0: min, max: min is greater than max on
+                x (2 > 1)`` or ``point 2: x: inf is not a finite 32-bit number``; or
+                arrays of the wrong shape.
+            NotImplementedError: on the gpu backend.
+            Otherwise as :meth:`find_pairs`.
+        """
+        _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
+        batch = []
+        for kind, values, query_masks, width in (
+            ("ray", rays, ray_masks, 4),
+            ("point", points, point_masks, 2),
+            ("box", boxes, box_masks, 4),
+        ):
+            plural = "boxes" if kind == "box" else kind + "s"
+            rows = _query_rows([] if values is None else values, plural, width)
+            k = rows.shape[0]
+            if query_masks is None:
+                batch += [rows, None]
+            else:
+                batch += [rows, _bits32(query_masks, f"{kind}_masks", k, what=kind, field="mask")]
+        ray_body, ray_t, ray_normal, p_off, p_bodies, b_off, b_bodies = self._query(*bodies, *batch)
+        return QueryAnswers(ray_body, ray_t, ray_normal.reshape(-1, 2), p_off, p_bodies, b_off, b_bodies)
 
 
 class TouchTracker(_native.TouchTracker):

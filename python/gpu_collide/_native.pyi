@@ -45,7 +45,8 @@ class Bitmask:
         """The pixels as a (height, width) bool array."""
 
 class Collider:
-    """The native collider; use ``gpu_collide.Collider``, which adds ``find_pairs``."""
+    """The native collider; use ``gpu_collide.Collider``, which adds ``find_pairs``,
+    ``find_swept_pairs``, ``find_contacts`` and ``query`` over these methods."""
 
     def __init__(self, shapes: Sequence[Union[Polygon, Circle, Bitmask]], backend: str = "auto") -> None:
         """``backend``: "gpu", "cpu", or "auto" (the GPU if a hardware adapter opens,
@@ -67,7 +68,55 @@ class Collider:
         angles: Optional[npt.NDArray[np.float32]] = None,
         layers: Optional[npt.NDArray[np.uint32]] = None,
         masks: Optional[npt.NDArray[np.uint32]] = None,
-    ) -> npt.NDArray[np.uint32]: ...
+        velocities: Optional[npt.NDArray[np.float32]] = None,
+    ) -> npt.NDArray[np.uint32]:
+        """Flat pairs [i0, j0, i1, j1, ...]; swept when any velocity is non-zero."""
+    def _find_swept_pairs(
+        self,
+        shapes: npt.NDArray[np.uint32],
+        positions: npt.NDArray[np.float32],
+        velocities: npt.NDArray[np.float32],
+        angles: Optional[npt.NDArray[np.float32]] = None,
+        layers: Optional[npt.NDArray[np.uint32]] = None,
+        masks: Optional[npt.NDArray[np.uint32]] = None,
+    ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
+        """Flat pairs and their times of impact."""
+    def _find_contacts(
+        self,
+        shapes: npt.NDArray[np.uint32],
+        positions: npt.NDArray[np.float32],
+        angles: Optional[npt.NDArray[np.float32]] = None,
+        layers: Optional[npt.NDArray[np.uint32]] = None,
+        masks: Optional[npt.NDArray[np.uint32]] = None,
+    ) -> Tuple[
+        npt.NDArray[np.uint32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]
+    ]:
+        """Flat pairs, flat normals and depths (NaN for a pair with a bitmask), areas
+        (-1 for a pair without one)."""
+    def _query(
+        self,
+        shapes: npt.NDArray[np.uint32],
+        positions: npt.NDArray[np.float32],
+        angles: Optional[npt.NDArray[np.float32]] = None,
+        layers: Optional[npt.NDArray[np.uint32]] = None,
+        masks: Optional[npt.NDArray[np.uint32]] = None,
+        rays: Optional[npt.NDArray[np.float32]] = None,
+        ray_masks: Optional[npt.NDArray[np.uint32]] = None,
+        points: Optional[npt.NDArray[np.float32]] = None,
+        point_masks: Optional[npt.NDArray[np.uint32]] = None,
+        boxes: Optional[npt.NDArray[np.float32]] = None,
+        box_masks: Optional[npt.NDArray[np.uint32]] = None,
+    ) -> Tuple[
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint32],
+    ]:
+        """Ray bodies (-1: none), t (NaN: none), flat normals (NaN: none or null), then
+        point and box answers as CSR offsets and bodies."""
 
 class SpriteCollider:
     """pygame's ``groupcollide(..., collide_mask)`` on the library, caching the masks it

@@ -8,14 +8,17 @@
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
 
 use gpu_collide::{
-    glam::Vec2, Body, Circle as RsCircle, Collider as _, CpuCollider, Error, GpuCollider,
-    GpuContext, Location, Polygon as RsPolygon, Shape, ShapeLibrary,
+    glam::Vec2, Body, BoxQuery, Circle as RsCircle, Collider as _, ContactKind, CpuCollider, Error,
+    GpuCollider, GpuContext, Location, PointQuery, Polygon as RsPolygon, QueryBatch, Ray, Shape,
+    ShapeLibrary,
 };
 use numpy::{
     PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArray, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 
 mod bits;
@@ -24,8 +27,10 @@ mod sprites;
 use bits::{MaskBits, RawMask};
 
 /// The library's error as the Python exception that fits it: an unknown shape index is
-/// an `IndexError`, any other refused input a `ValueError`, the rest (no adapter, a GPU
-/// failure, too many pairs) a `RuntimeError`; the message is the library's own.
+/// an `IndexError`, any other refused input a `ValueError`, a question the backend does
+/// not answer yet (the gpu backend's contacts, queries and moving bodies) a
+/// `NotImplementedError`, the rest (no adapter, a GPU failure, too many pairs) a
+/// `RuntimeError`; the message is the library's own.
 pub(crate) fn to_py(error: Error) -> PyErr {
     let message = error.to_string();
     match &error {
@@ -35,6 +40,7 @@ pub(crate) fn to_py(error: Error) -> PyErr {
             PyIndexError::new_err(message)
         }
         Error::Scene(_) => PyValueError::new_err(message),
+        Error::Unsupported { .. } => PyNotImplementedError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
 }
@@ -123,8 +129,16 @@ impl Engine {
         py: Python<'_>,
         bodies: &[Body],
     ) -> PyResult<Vec<[u32; 2]>> {
-        py.detach(|| self.collider().find_pairs(bodies))
-            .map_err(to_py)
+        self.run(py, |c| c.find_pairs(bodies))
+    }
+
+    /// `question` asked of the collider with the GIL released, its error as an exception.
+    pub(crate) fn run<T: Send>(
+        &mut self,
+        py: Python<'_>,
+        question: impl FnOnce(&mut dyn gpu_collide::Collider) -> Result<T, Error> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| question(self.collider())).map_err(to_py)
     }
 }
 
@@ -418,8 +432,10 @@ impl Collider {
         Ok(())
     }
 
-    /// The pairs as a flat uint32 array [i0, j0, i1, j1, ...] (the wrapper reshapes it).
-    #[pyo3(signature = (shapes, positions, angles = None, layers = None, masks = None))]
+    /// The pairs as a flat uint32 array [i0, j0, i1, j1, ...] (the wrapper reshapes it);
+    /// swept pairs when any velocity is non-zero.
+    #[pyo3(signature = (shapes, positions, angles = None, layers = None, masks = None, velocities = None))]
+    #[allow(clippy::too_many_arguments)] // the Python wrapper passes them by name
     fn _find_pairs<'py>(
         &self,
         py: Python<'py>,
@@ -428,18 +444,263 @@ impl Collider {
         angles: Option<PyReadonlyArray1<'py, f32>>,
         layers: Option<PyReadonlyArray1<'py, u32>>,
         masks: Option<PyReadonlyArray1<'py, u32>>,
+        velocities: Option<PyReadonlyArray2<'py, f32>>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let n = shapes.len();
-        if positions.shape() != [n, 2] {
-            return Err(PyValueError::new_err(format!(
-                "positions must have shape ({n}, 2) for {n} shape ids, not {:?}",
-                positions.shape()
-            )));
+        let arrays = BodyArrays {
+            shapes,
+            positions,
+            angles,
+            layers,
+            masks,
+            velocities,
+        };
+        let mut state = lock(&self.state)?;
+        let state = &mut *state;
+        arrays.fill(&mut state.bodies)?;
+        let pairs = state.engine.find_pairs(py, &state.bodies)?;
+        Ok(PyArray1::from_vec(py, pairs.into_flattened()))
+    }
+
+    /// The swept pairs: flat uint32 pairs and their float32 times of impact.
+    #[pyo3(signature = (shapes, positions, velocities, angles = None, layers = None, masks = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn _find_swept_pairs<'py>(
+        &self,
+        py: Python<'py>,
+        shapes: PyReadonlyArray1<'py, u32>,
+        positions: PyReadonlyArray2<'py, f32>,
+        velocities: PyReadonlyArray2<'py, f32>,
+        angles: Option<PyReadonlyArray1<'py, f32>>,
+        layers: Option<PyReadonlyArray1<'py, u32>>,
+        masks: Option<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<SweptArrays<'py>> {
+        let arrays = BodyArrays {
+            shapes,
+            positions,
+            angles,
+            layers,
+            masks,
+            velocities: Some(velocities),
+        };
+        let mut state = lock(&self.state)?;
+        let state = &mut *state;
+        arrays.fill(&mut state.bodies)?;
+        let bodies = &state.bodies;
+        let swept = state.engine.run(py, |c| c.find_swept_pairs(bodies))?;
+        let mut pairs = Vec::with_capacity(2 * swept.len());
+        let mut toi = Vec::with_capacity(swept.len());
+        for s in &swept {
+            pairs.extend(s.pair);
+            toi.push(s.toi);
+        }
+        Ok((PyArray1::from_vec(py, pairs), PyArray1::from_vec(py, toi)))
+    }
+
+    /// The contacts: flat uint32 pairs, flat float32 normals and float32 depths (NaN for
+    /// a pair with a bitmask), int64 areas (-1 for a pair without one).
+    #[pyo3(signature = (shapes, positions, angles = None, layers = None, masks = None))]
+    fn _find_contacts<'py>(
+        &self,
+        py: Python<'py>,
+        shapes: PyReadonlyArray1<'py, u32>,
+        positions: PyReadonlyArray2<'py, f32>,
+        angles: Option<PyReadonlyArray1<'py, f32>>,
+        layers: Option<PyReadonlyArray1<'py, u32>>,
+        masks: Option<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<ContactArrays<'py>> {
+        let arrays = BodyArrays {
+            shapes,
+            positions,
+            angles,
+            layers,
+            masks,
+            velocities: None,
+        };
+        let mut state = lock(&self.state)?;
+        let state = &mut *state;
+        arrays.fill(&mut state.bodies)?;
+        let bodies = &state.bodies;
+        let contacts = state.engine.run(py, |c| c.find_contacts(bodies))?;
+        let m = contacts.len();
+        let (mut pairs, mut normals) = (Vec::with_capacity(2 * m), Vec::with_capacity(2 * m));
+        let (mut depths, mut areas) = (Vec::with_capacity(m), Vec::with_capacity(m));
+        for contact in &contacts {
+            pairs.extend(contact.pair);
+            match contact.kind {
+                ContactKind::Penetration { normal, depth } => {
+                    normals.extend([normal.x, normal.y]);
+                    depths.push(depth);
+                    areas.push(-1);
+                }
+                ContactKind::Area(area) => {
+                    normals.extend([f32::NAN, f32::NAN]);
+                    depths.push(f32::NAN);
+                    areas.push(i64::from(area));
+                }
+            }
+        }
+        Ok((
+            PyArray1::from_vec(py, pairs),
+            PyArray1::from_vec(py, normals),
+            PyArray1::from_vec(py, depths),
+            PyArray1::from_vec(py, areas),
+        ))
+    }
+
+    /// A batch of queries against the bodies. Rays are (R, 4) rows x, y, dx, dy, points
+    /// (P, 2), boxes (B, 4) rows min x, min y, max x, max y, each with optional masks.
+    /// Answers: ray bodies (int64, -1 for none), ray t (NaN for none), flat ray normals
+    /// (NaN for none or null), then points and boxes each as CSR offsets (int64, one
+    /// more than the queries) and the bodies (uint32) they index.
+    #[pyo3(signature = (
+        shapes, positions, angles = None, layers = None, masks = None,
+        rays = None, ray_masks = None, points = None, point_masks = None,
+        boxes = None, box_masks = None,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn _query<'py>(
+        &self,
+        py: Python<'py>,
+        shapes: PyReadonlyArray1<'py, u32>,
+        positions: PyReadonlyArray2<'py, f32>,
+        angles: Option<PyReadonlyArray1<'py, f32>>,
+        layers: Option<PyReadonlyArray1<'py, u32>>,
+        masks: Option<PyReadonlyArray1<'py, u32>>,
+        rays: Option<PyReadonlyArray2<'py, f32>>,
+        ray_masks: Option<PyReadonlyArray1<'py, u32>>,
+        points: Option<PyReadonlyArray2<'py, f32>>,
+        point_masks: Option<PyReadonlyArray1<'py, u32>>,
+        boxes: Option<PyReadonlyArray2<'py, f32>>,
+        box_masks: Option<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<QueryArrays<'py>> {
+        let rays = query_rows(rays.as_ref(), ray_masks.as_ref(), "rays", 4)?;
+        let points = query_rows(points.as_ref(), point_masks.as_ref(), "points", 2)?;
+        let boxes = query_rows(boxes.as_ref(), box_masks.as_ref(), "boxes", 4)?;
+        let batch = QueryBatch {
+            rays: rays
+                .iter()
+                .map(|(r, mask)| {
+                    Ray::new(Vec2::new(r[0], r[1]), Vec2::new(r[2], r[3])).with_mask(*mask)
+                })
+                .collect(),
+            points: points
+                .iter()
+                .map(|(p, mask)| PointQuery::new(Vec2::new(p[0], p[1])).with_mask(*mask))
+                .collect(),
+            boxes: boxes
+                .iter()
+                .map(|(b, mask)| {
+                    BoxQuery::new(Vec2::new(b[0], b[1]), Vec2::new(b[2], b[3])).with_mask(*mask)
+                })
+                .collect(),
+        };
+        let arrays = BodyArrays {
+            shapes,
+            positions,
+            angles,
+            layers,
+            masks,
+            velocities: None,
+        };
+        let mut state = lock(&self.state)?;
+        let state = &mut *state;
+        arrays.fill(&mut state.bodies)?;
+        let bodies = &state.bodies;
+        let answers = state.engine.run(py, |c| c.query(bodies, &batch))?;
+        let r = answers.rays.len();
+        let (mut ray_body, mut ray_t) = (Vec::with_capacity(r), Vec::with_capacity(r));
+        let mut ray_normal = Vec::with_capacity(2 * r);
+        for hit in &answers.rays {
+            match hit {
+                Some(hit) => {
+                    ray_body.push(i64::from(hit.body));
+                    ray_t.push(hit.t);
+                    let n = hit.normal.unwrap_or(Vec2::NAN);
+                    ray_normal.extend([n.x, n.y]);
+                }
+                None => {
+                    ray_body.push(-1);
+                    ray_t.push(f32::NAN);
+                    ray_normal.extend([f32::NAN, f32::NAN]);
+                }
+            }
+        }
+        let (point_offsets, point_bodies) = csr(&answers.points);
+        let (box_offsets, box_bodies) = csr(&answers.boxes);
+        Ok((
+            PyArray1::from_vec(py, ray_body),
+            PyArray1::from_vec(py, ray_t),
+            PyArray1::from_vec(py, ray_normal),
+            PyArray1::from_vec(py, point_offsets),
+            PyArray1::from_vec(py, point_bodies),
+            PyArray1::from_vec(py, box_offsets),
+            PyArray1::from_vec(py, box_bodies),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Collider({} shapes, backend={:?})",
+            self.shapes,
+            self.backend.name()
+        )
+    }
+}
+
+/// Swept pairs as flat pairs and their times of impact.
+type SweptArrays<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
+
+/// Contacts as flat pairs, flat normals, depths and areas.
+type ContactArrays<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+/// Query answers: ray bodies, ray t, flat ray normals, point offsets and bodies, box
+/// offsets and bodies.
+type QueryArrays<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<u32>>,
+);
+
+/// A frame's bodies as the arrays the Python wrapper checked and converted.
+struct BodyArrays<'py> {
+    shapes: PyReadonlyArray1<'py, u32>,
+    positions: PyReadonlyArray2<'py, f32>,
+    angles: Option<PyReadonlyArray1<'py, f32>>,
+    layers: Option<PyReadonlyArray1<'py, u32>>,
+    masks: Option<PyReadonlyArray1<'py, u32>>,
+    velocities: Option<PyReadonlyArray2<'py, f32>>,
+}
+
+impl BodyArrays<'_> {
+    /// Replaces `bodies` with these, after checking that every array has one entry per
+    /// shape id (the library checks the values).
+    fn fill(&self, bodies: &mut Vec<Body>) -> PyResult<()> {
+        let n = self.shapes.len();
+        for (name, shape) in [
+            ("positions", Some(self.positions.shape())),
+            ("velocities", self.velocities.as_ref().map(|v| v.shape())),
+        ] {
+            if let Some(shape) = shape {
+                if shape != [n, 2] {
+                    return Err(PyValueError::new_err(format!(
+                        "{name} must have shape ({n}, 2) for {n} shape ids, not {shape:?}"
+                    )));
+                }
+            }
         }
         for (name, len) in [
-            ("angles", angles.as_ref().map(|a| a.len())),
-            ("layers", layers.as_ref().map(|a| a.len())),
-            ("masks", masks.as_ref().map(|a| a.len())),
+            ("angles", self.angles.as_ref().map(|a| a.len())),
+            ("layers", self.layers.as_ref().map(|a| a.len())),
+            ("masks", self.masks.as_ref().map(|a| a.len())),
         ] {
             if let Some(len) = len {
                 if len != n {
@@ -449,15 +710,14 @@ impl Collider {
                 }
             }
         }
-        let shapes = shapes.as_array();
-        let positions = positions.as_array();
-        let angles = angles.as_ref().map(|a| a.as_array());
-        let layers = layers.as_ref().map(|a| a.as_array());
-        let masks = masks.as_ref().map(|a| a.as_array());
-        let mut state = lock(&self.state)?;
-        let state = &mut *state;
-        state.bodies.clear();
-        state.bodies.extend((0..n).map(|i| {
+        let shapes = self.shapes.as_array();
+        let positions = self.positions.as_array();
+        let angles = self.angles.as_ref().map(|a| a.as_array());
+        let layers = self.layers.as_ref().map(|a| a.as_array());
+        let masks = self.masks.as_ref().map(|a| a.as_array());
+        let velocities = self.velocities.as_ref().map(|v| v.as_array());
+        bodies.clear();
+        bodies.extend((0..n).map(|i| {
             let mut body = Body::new(shapes[i], Vec2::new(positions[[i, 0]], positions[[i, 1]]));
             if let Some(a) = &angles {
                 body.angle = a[i];
@@ -468,19 +728,70 @@ impl Collider {
             if let Some(m) = &masks {
                 body.mask = m[i];
             }
+            if let Some(v) = &velocities {
+                body.velocity = Vec2::new(v[[i, 0]], v[[i, 1]]);
+            }
             body
         }));
-        let pairs = state.engine.find_pairs(py, &state.bodies)?;
-        Ok(PyArray1::from_vec(py, pairs.into_flattened()))
+        Ok(())
     }
+}
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Collider({} shapes, backend={:?})",
-            self.shapes,
-            self.backend.name()
-        )
+/// The rows of one kind of query (`width` numbers each) with their masks (all bits when
+/// none are given), after checking the shapes.
+fn query_rows(
+    rows: Option<&PyReadonlyArray2<'_, f32>>,
+    masks: Option<&PyReadonlyArray1<'_, u32>>,
+    name: &str,
+    width: usize,
+) -> PyResult<Vec<([f32; 4], u32)>> {
+    let Some(rows) = rows else {
+        return match masks {
+            Some(m) if !m.is_empty() => Err(PyValueError::new_err(format!(
+                "{} masks given without {name}",
+                m.len()
+            ))),
+            _ => Ok(Vec::new()),
+        };
+    };
+    let shape = rows.shape();
+    if shape[1] != width {
+        return Err(PyValueError::new_err(format!(
+            "{name} must have shape (K, {width}), not {shape:?}"
+        )));
     }
+    let k = shape[0];
+    if let Some(m) = masks {
+        if m.len() != k {
+            return Err(PyValueError::new_err(format!(
+                "the masks of {name} must have shape ({k},) for {k} {name}, not ({},)",
+                m.len()
+            )));
+        }
+    }
+    let rows = rows.as_array();
+    let masks = masks.map(|m| m.as_array());
+    Ok((0..k)
+        .map(|i| {
+            let mut row = [0.0; 4];
+            for (c, value) in row.iter_mut().enumerate().take(width) {
+                *value = rows[[i, c]];
+            }
+            (row, masks.as_ref().map_or(u32::MAX, |m| m[i]))
+        })
+        .collect())
+}
+
+/// Lists as compressed rows: offsets (one more than the lists) and the values they index.
+fn csr(lists: &[Vec<u32>]) -> (Vec<i64>, Vec<u32>) {
+    let mut offsets = Vec::with_capacity(lists.len() + 1);
+    let mut values = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+    offsets.push(0);
+    for list in lists {
+        values.extend_from_slice(list);
+        offsets.push(values.len() as i64);
+    }
+    (offsets, values)
 }
 
 /// Ended and began pairs of ids, each a flat array [a0, b0, a1, b1, ...].
