@@ -90,7 +90,8 @@ pub enum Backend {
     Gpu,
     /// The CPU backend (CpuCollider).
     Cpu,
-    /// The parry2d baseline: BVH and intersection_test (ParryCollider).
+    /// The parry2d baseline: BVH and intersection_test; cast_shapes and cast_ray for
+    /// sweeps and queries (ParryCollider).
     #[value(name = "parry2d")]
     Parry2d,
 }
@@ -1059,6 +1060,12 @@ mod tests {
     fn scene_names_and_files() {
         assert_eq!(SceneChoice::parse("bullet-hell"), SceneChoice::BulletHell);
         assert_eq!(SceneChoice::parse("bitmask"), SceneChoice::Bitmask);
+        assert_eq!(
+            SceneChoice::parse("swept-bullet-hell"),
+            SceneChoice::SweptBulletHell
+        );
+        assert_eq!(SceneChoice::parse("queries"), SceneChoice::Queries);
+        assert!(!SceneChoice::NAMED.contains(&SceneChoice::Queries));
         assert_eq!(
             SceneChoice::parse("scenes/a.json"),
             SceneChoice::File("scenes/a.json".into())
