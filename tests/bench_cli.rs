@@ -323,3 +323,69 @@ fn a_scene_that_is_not_a_json_object_is_refused_at_its_first_byte() {
     assert_eq!(result.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("byte 0 is 0x00"), "{stderr}");
 }
+
+#[test]
+fn swept_bullets_and_query_batches_run_beside_bullet_hell_and_report_agreement() {
+    let out = out_dir("swept-queries");
+    let result = bench(&[
+        "--scene",
+        "bullet-hell,swept-bullet-hell,queries",
+        "--bodies",
+        "400",
+        "--frames",
+        "2",
+        "--backend",
+        "cpu,parry2d",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stdout}\n{stderr}");
+
+    let report = read_json(&out.join("bench.json"));
+    let runs = report["runs"].as_array().expect("runs is a list");
+    let ran: Vec<(&str, &str)> = runs
+        .iter()
+        .filter_map(|r| Some((r["scene"].as_str()?, r["backend"].as_str()?)))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("bullet-hell", "cpu"),
+            ("bullet-hell", "parry2d"),
+            ("swept-bullet-hell", "cpu"),
+            ("swept-bullet-hell", "parry2d"),
+            ("queries", "cpu"),
+            ("queries", "parry2d"),
+        ],
+        "{report:#}"
+    );
+    for run in runs.iter().filter(|r| r["backend"] == "parry2d") {
+        let agreement = &run["agreement"];
+        assert_eq!(agreement["reference"], "cpu", "{run}");
+        assert_eq!(agreement["frames_compared"], 3, "{run}");
+        // Whatever differs is laid at the baseline's door, or is within the band.
+        assert_eq!(agreement["disagreements"], agreement["wrong_here"], "{run}");
+        for key in ["differing_toi", "differing_answers"] {
+            assert!(agreement[key].as_u64().is_some(), "{key}: {run}");
+        }
+    }
+    let swept = &runs[2];
+    assert!(
+        swept["pairs"].as_u64() > Some(0),
+        "bullets meet ships: {swept}"
+    );
+    let queries = &runs[4];
+    assert!(
+        queries["pairs"].as_u64() > Some(0),
+        "rays hit bodies: {queries}"
+    );
+    // 10^4 rays, 10^3 points and boxes a frame: a ray grazing a circle may hit it at a
+    // t that f32 puts past 0.01 / |d| on one backend, but only a handful of them.
+    let differing = runs[5]["agreement"]["differing_answers"].as_u64();
+    assert!(differing < Some(30), "{:#}", runs[5]);
+    assert!(stdout.contains("swept-bullet-hell"), "{stdout}");
+    assert!(stdout.contains("queries"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&out);
+}

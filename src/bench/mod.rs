@@ -12,6 +12,13 @@
 //! says so. Every backend's pairs are compared, frame by frame, with those of the first
 //! backend that ran the same scene and size (the reference: gpu, else cpu, else parry2d).
 //!
+//! Two scenes ask other questions than pairs at one instant, and are not in the default
+//! suite (each is run by name with `--scene`): `swept-bullet-hell`, whose bullets move 5
+//! to 40 units a frame and whose frames are [`Collider::find_swept_pairs`] (pairs with
+//! their time of impact), and `queries`, a bullet-hell scene asked 10^4 rays, 10^3
+//! points and 10^3 boxes a frame ([`Collider::query`]). A backend that cannot answer
+//! them yet ([`Error::Unsupported`]: the gpu backend) is skipped with a note.
+//!
 //! The results ([`report`]): a line per run as it ends under a progress bar, a table at
 //! the end, JSON, and a log-log [`plot`] of frame time against bodies.
 
@@ -35,6 +42,8 @@ use crate::error::Error;
 use crate::generate::{random_scene, SceneKind};
 use crate::gpu::{GpuCollider, GpuContext};
 use crate::library::ShapeLibrary;
+use crate::motion::SweptPair;
+use crate::query::{QueryAnswers, QueryBatch};
 use crate::scene::Scene;
 use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
@@ -81,7 +90,8 @@ pub enum Backend {
     Gpu,
     /// The CPU backend (CpuCollider).
     Cpu,
-    /// The parry2d baseline: BVH and intersection_test (ParryCollider).
+    /// The parry2d baseline: BVH and intersection_test; cast_shapes and cast_ray for
+    /// sweeps and queries (ParryCollider).
     #[value(name = "parry2d")]
     Parry2d,
 }
@@ -109,6 +119,10 @@ pub enum SceneChoice {
     Mixed,
     /// `bitmask`: bitmasks only ([`SceneKind::Bitmasks`]), stepping a unit a frame.
     Bitmask,
+    /// `swept-bullet-hell`: [`Workload::swept_bullet_hell`], answered with swept pairs.
+    SweptBulletHell,
+    /// `queries`: bullet-hell bodies asked [`workload::QUERIES`] queries a frame.
+    Queries,
     /// A scene file (`docs/scene-format.md`), its bodies drifting.
     File(PathBuf),
 }
@@ -121,10 +135,14 @@ impl SceneChoice {
         SceneChoice::Bitmask,
     ];
 
-    /// A name of [`SceneChoice::NAMED`], or else a file path.
+    /// Named scenes run only when asked for: slower, and other questions than pairs.
+    pub const EXTRA: [SceneChoice; 2] = [SceneChoice::SweptBulletHell, SceneChoice::Queries];
+
+    /// A name of [`SceneChoice::NAMED`] or [`SceneChoice::EXTRA`], or else a file path.
     pub fn parse(text: &str) -> Self {
         Self::NAMED
             .into_iter()
+            .chain(Self::EXTRA)
             .find(|s| s.name() == text)
             .unwrap_or_else(|| SceneChoice::File(PathBuf::from(text)))
     }
@@ -135,6 +153,8 @@ impl SceneChoice {
             SceneChoice::BulletHell => "bullet-hell".into(),
             SceneChoice::Mixed => "mixed".into(),
             SceneChoice::Bitmask => "bitmask".into(),
+            SceneChoice::SweptBulletHell => "swept-bullet-hell".into(),
+            SceneChoice::Queries => "queries".into(),
             SceneChoice::File(path) => path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
@@ -143,10 +163,14 @@ impl SceneChoice {
     }
 
     /// Sizes of the default suite: bullet-hell from a thousand to a million bodies, the
-    /// denser random scenes a thousand and ten thousand.
+    /// denser random scenes a thousand and ten thousand; swept bullets and queries, when
+    /// asked for without `--bodies`, a thousand to a hundred thousand.
     pub fn default_sizes(&self) -> Vec<usize> {
         match self {
             SceneChoice::BulletHell => vec![1_000, 10_000, 100_000, 1_000_000],
+            SceneChoice::SweptBulletHell | SceneChoice::Queries => {
+                vec![1_000, 10_000, 100_000]
+            }
             _ => vec![1_000, 10_000],
         }
     }
@@ -155,8 +179,9 @@ impl SceneChoice {
 /// What `gpu-collide bench` was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BenchOptions {
-    /// The scene; `None` runs every named scene.
-    pub scene: Option<SceneChoice>,
+    /// The scenes, run in this order (`--scene a,b`: bullet-hell and swept-bullet-hell
+    /// side by side in one run); `None` runs the default suite, [`SceneChoice::NAMED`].
+    pub scene: Option<Vec<SceneChoice>>,
     /// Body counts; `None` takes each scene's [`SceneChoice::default_sizes`].
     pub bodies: Option<Vec<usize>>,
     /// Backends; `None` runs all of them, skipping the gpu (with a warning) when no
@@ -192,6 +217,8 @@ struct Plan {
 
 enum Source {
     BulletHell,
+    SweptBulletHell,
+    Queries,
     Random(SceneKind),
     File(Scene),
 }
@@ -199,9 +226,43 @@ enum Source {
 impl Plan {
     fn workload(&self, bodies: usize) -> Workload {
         match &self.source {
-            Source::BulletHell => Workload::bullet_hell(bodies, SEED),
+            Source::BulletHell | Source::Queries => Workload::bullet_hell(bodies, SEED),
+            Source::SweptBulletHell => Workload::swept_bullet_hell(bodies, SEED),
             Source::Random(kind) => Workload::drifting(random_scene(*kind, bodies, SEED), SEED + 1),
             Source::File(scene) => Workload::drifting(scene.clone(), SEED + 1),
+        }
+    }
+}
+
+/// What a frame asks the backends.
+enum Task {
+    /// [`Collider::find_pairs`].
+    Pairs,
+    /// [`Collider::find_swept_pairs`].
+    Swept,
+    /// [`Collider::query`] with this batch.
+    Queries(QueryBatch),
+}
+
+/// One frame's answer, kept by the reference backend for the others to match.
+#[derive(Debug, Clone, PartialEq)]
+enum Answer {
+    Pairs(Vec<Pair>),
+    Swept(Vec<SweptPair>),
+    Queries(QueryAnswers),
+}
+
+impl Answer {
+    /// Pairs found, or for queries the (query, body) answers: rays that hit, and the
+    /// bodies each point and box holds.
+    fn count(&self) -> usize {
+        match self {
+            Answer::Pairs(p) => p.len(),
+            Answer::Swept(p) => p.len(),
+            Answer::Queries(q) => {
+                q.rays.iter().flatten().count()
+                    + q.points.iter().chain(&q.boxes).map(Vec::len).sum::<usize>()
+            }
         }
     }
 }
@@ -225,7 +286,7 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, CliError
         )));
     }
     let choices = match &options.scene {
-        Some(choice) => vec![choice.clone()],
+        Some(choices) => choices.clone(),
         None => SceneChoice::NAMED.to_vec(),
     };
     let mut plans = Vec::new();
@@ -248,6 +309,8 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, CliError
                 let source = match named {
                     SceneChoice::Mixed => Source::Random(SceneKind::Mixed),
                     SceneChoice::Bitmask => Source::Random(SceneKind::Bitmasks),
+                    SceneChoice::SweptBulletHell => Source::SweptBulletHell,
+                    SceneChoice::Queries => Source::Queries,
                     _ => Source::BulletHell,
                 };
                 let sizes = options
@@ -275,7 +338,12 @@ fn read_scene(path: &Path, bar: &ProgressBar) -> Result<Scene, Error> {
         path: format!(
             "{} (not a scene name either: {})",
             path.display(),
-            SceneChoice::NAMED.map(|s| s.name()).join(", ")
+            SceneChoice::NAMED
+                .iter()
+                .chain(&SceneChoice::EXTRA)
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         source,
     })?;
@@ -366,8 +434,17 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
             let workload = plan.workload(size);
             let library = workload.scene().validate().map_err(Error::from)?;
             let bodies = workload.bodies().len();
-            // The first backend to run this size keeps its pairs for the others to match.
-            let mut reference: Option<(Backend, Vec<Vec<Pair>>)> = None;
+            let task = match plan.source {
+                Source::SweptBulletHell => Task::Swept,
+                Source::Queries => Task::Queries(workload::query_batch(
+                    workload.bodies(),
+                    workload::QUERIES,
+                    SEED + 2,
+                )),
+                _ => Task::Pairs,
+            };
+            // The first backend to run this size keeps its answers for the others to match.
+            let mut reference: Option<(Backend, Vec<Answer>)> = None;
             for &backend in &backends {
                 let slot = backend as usize;
                 let skip = |reason: String| Skipped {
@@ -401,12 +478,24 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                             c.as_mut(),
                             workload.clone(),
                             options.frames,
+                            &task,
                             reference.as_ref().map(|(_, frames)| frames.as_slice()),
                             bar,
                         )
                     });
                 let measured = match measured {
                     Ok(m) => m,
+                    Err(error @ Error::Unsupported { .. }) => {
+                        // Not a failure: the backend says it cannot answer this yet.
+                        say(format!(
+                            "{} {bodies} bodies on {}: skipped: {error}",
+                            plan.name,
+                            backend.name()
+                        ));
+                        dropped.push(skip(format!("skipped: {error}")));
+                        bar.inc(per_run);
+                        continue;
+                    }
                     Err(error) => {
                         say(format!(
                             "{} {bodies} bodies on {}: FAILED: {error}",
@@ -427,6 +516,8 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                     disagreements: measured.disagreements,
                     wrong_here: measured.wrong_here,
                     wrong_in_reference: measured.wrong_in_reference,
+                    differing_toi: measured.differing_toi,
+                    differing_answers: measured.differing_answers,
                 });
                 let run = Run {
                     scene: plan.name.clone(),
@@ -446,8 +537,8 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 };
                 say(report::run_line(&run));
                 let mut run = run;
-                if let (Backend::Gpu, Some(context)) = (backend, gpu.as_ref()) {
-                    match pipelined(context, &library, plan.workload(size), &measured.pairs) {
+                if let (Backend::Gpu, Some(context), Task::Pairs) = (backend, gpu.as_ref(), &task) {
+                    match pipelined(context, &library, plan.workload(size), &measured.answers) {
                         Ok(nonblocking) => {
                             say(format!(
                                 "{} {bodies} bodies on gpu, frames that do not wait: submit \
@@ -467,15 +558,17 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 }
                 runs.push(run);
                 if reference.is_none() {
-                    reference = Some((backend, measured.pairs));
+                    reference = Some((backend, measured.answers));
                 }
             }
         }
     }
     bar.finish_and_clear();
-    let all_agree = runs
-        .iter()
-        .all(|r| r.agreement.as_ref().is_none_or(|a| a.differing_pairs == 0));
+    let all_agree = runs.iter().all(|r| {
+        r.agreement
+            .as_ref()
+            .is_none_or(|a| a.differing_pairs == 0 && a.differing_answers == 0)
+    });
     Ok(Report {
         machine,
         seed: SEED,
@@ -495,13 +588,13 @@ fn pipelined(
     context: &GpuContext,
     library: &ShapeLibrary,
     mut workload: Workload,
-    blocking: &[Vec<Pair>],
+    blocking: &[Answer],
 ) -> Result<NonBlocking, CliError> {
     let mut collider = GpuCollider::new(context, library.clone())?;
     let mut frames = blocking.iter();
     let first = collider.find_pairs(workload.bodies())?;
-    let check = |pairs: Vec<Pair>, expected: Option<&Vec<Pair>>| match expected {
-        Some(e) if *e == pairs => Ok(()),
+    let check = |pairs: Vec<Pair>, expected: Option<&Answer>| match expected {
+        Some(Answer::Pairs(e)) if *e == pairs => Ok(()),
         _ => Err(CliError::Report(
             "a frame that did not wait gave other pairs than the blocking one".into(),
         )),
@@ -557,8 +650,9 @@ struct Measured {
     stages: Vec<Option<StageTimes>>,
     first_pairs: usize,
     first_candidates: Option<u64>,
-    /// The pairs of every frame, warm-up first: kept for the backends compared with this one.
-    pairs: Vec<Vec<Pair>>,
+    /// The answers of every frame, warm-up first: kept for the backends compared with
+    /// this one.
+    answers: Vec<Answer>,
     frames_compared: usize,
     differing_pairs: u64,
     /// Differing pairs that the f64 recomputation does not place within 0.01 of touching.
@@ -567,6 +661,11 @@ struct Measured {
     /// reference got wrong.
     wrong_here: u64,
     wrong_in_reference: u64,
+    /// Swept pairs both found whose times of impact differ beyond the spec's tolerance
+    /// (also counted in `differing_pairs`, and judged like them).
+    differing_toi: u64,
+    /// Query answers that differ (rays, points and boxes).
+    differing_answers: u64,
 }
 
 impl Measured {
@@ -597,12 +696,13 @@ impl Measured {
 }
 
 /// One warm-up frame, then up to `frames` timed frames, moving the bodies before each,
-/// comparing every frame's pairs with `reference`'s frame of the same number.
+/// comparing every frame's answer with `reference`'s frame of the same number.
 fn measure(
     collider: &mut dyn Collider,
     mut workload: Workload,
     frames: usize,
-    reference: Option<&[Vec<Pair>]>,
+    task: &Task,
+    reference: Option<&[Answer]>,
     bar: &ProgressBar,
 ) -> Result<Measured, Error> {
     let mut measured = Measured {
@@ -610,12 +710,14 @@ fn measure(
         stages: Vec::with_capacity(frames),
         first_pairs: 0,
         first_candidates: None,
-        pairs: Vec::new(),
+        answers: Vec::new(),
         frames_compared: 0,
         differing_pairs: 0,
         disagreements: 0,
         wrong_here: 0,
         wrong_in_reference: 0,
+        differing_toi: 0,
+        differing_answers: 0,
     };
     let keep = reference.is_none();
     let mut spent = Duration::ZERO;
@@ -627,12 +729,17 @@ fn measure(
         if frame > 0 {
             workload.step();
         }
+        let bodies = workload.bodies();
         let start = Instant::now();
-        let pairs = collider.find_pairs(workload.bodies())?;
+        let answer = match task {
+            Task::Pairs => Answer::Pairs(collider.find_pairs(bodies)?),
+            Task::Swept => Answer::Swept(collider.find_swept_pairs(bodies)?),
+            Task::Queries(batch) => Answer::Queries(collider.query(bodies, batch)?),
+        };
         let elapsed = start.elapsed();
         let stats = collider.last_frame();
         if frame == 0 {
-            measured.first_pairs = pairs.len();
+            measured.first_pairs = answer.count();
             measured.first_candidates = stats.candidates;
         } else {
             spent += elapsed;
@@ -641,35 +748,179 @@ fn measure(
         }
         if let Some(theirs) = reference.and_then(|r| r.get(frame)) {
             measured.frames_compared += 1;
-            let differ = differing(theirs, &pairs);
-            measured.differing_pairs += differ.len() as u64;
-            let (shapes, bodies) = (&workload.scene().shapes, workload.bodies());
-            for pair in &differ {
-                let (a, b) = (&bodies[pair[0] as usize], &bodies[pair[1] as usize]);
-                let verdict = band::verdict(shapes, a, b).unwrap_or(Verdict::Undecided);
-                if verdict == Verdict::InBand {
-                    continue;
+            let shapes = &workload.scene().shapes;
+            match (theirs, &answer) {
+                (Answer::Pairs(theirs), Answer::Pairs(ours)) => {
+                    compare_pairs(&mut measured, shapes, bodies, theirs, ours)
                 }
-                measured.disagreements += 1;
-                // Which of the two answers the f64 recomputation contradicts.
-                let found_here = pairs.binary_search(pair).is_ok();
-                match (verdict, found_here) {
-                    (Verdict::Colliding, false) | (Verdict::Apart, true) => {
-                        measured.wrong_here += 1
-                    }
-                    (Verdict::Colliding, true) | (Verdict::Apart, false) => {
-                        measured.wrong_in_reference += 1
-                    }
-                    _ => {}
+                (Answer::Swept(theirs), Answer::Swept(ours)) => {
+                    compare_swept(&mut measured, shapes, bodies, theirs, ours)
                 }
+                (Answer::Queries(theirs), Answer::Queries(ours)) => {
+                    measured.differing_answers += differing_answers(task, theirs, ours)
+                }
+                _ => {}
             }
         }
         if keep {
-            measured.pairs.push(pairs);
+            measured.answers.push(answer);
         }
         bar.inc(1);
     }
     Ok(measured)
+}
+
+/// Counts the pairs on which `ours` and `theirs` (the reference's) differ, and judges
+/// each by the f64 recomputation ([`band::verdict`]).
+fn compare_pairs(
+    measured: &mut Measured,
+    shapes: &[crate::shapes::Shape],
+    bodies: &[crate::body::Body],
+    theirs: &[Pair],
+    ours: &[Pair],
+) {
+    let differ = differing(theirs, ours);
+    measured.differing_pairs += differ.len() as u64;
+    for pair in &differ {
+        let (a, b) = (&bodies[pair[0] as usize], &bodies[pair[1] as usize]);
+        let verdict = band::verdict(shapes, a, b).unwrap_or(Verdict::Undecided);
+        let found_here = ours.binary_search(pair).is_ok();
+        judge(measured, verdict, found_here);
+    }
+}
+
+/// Counts a pair outside the band as a disagreement and lays it at the door of the
+/// backend the recomputation contradicts: `found_here` says whether this backend (not
+/// the reference) claims the bodies meet.
+fn judge(measured: &mut Measured, verdict: Verdict, found_here: bool) {
+    if verdict == Verdict::InBand {
+        return;
+    }
+    measured.disagreements += 1;
+    match (verdict, found_here) {
+        (Verdict::Colliding, false) | (Verdict::Apart, true) => measured.wrong_here += 1,
+        (Verdict::Colliding, true) | (Verdict::Apart, false) => measured.wrong_in_reference += 1,
+        _ => {}
+    }
+}
+
+/// The bodies of `pair` moved to time `t` of the frame.
+fn at_time(bodies: &[crate::body::Body], pair: Pair, t: f32) -> [crate::body::Body; 2] {
+    pair.map(|k| {
+        let body = bodies[k as usize];
+        crate::body::Body {
+            position: body.position + body.velocity * t,
+            ..body
+        }
+    })
+}
+
+/// The spec's tolerance on a time of impact: `0.01 / |v_j - v_i| + 1e-4`.
+fn toi_tolerance(bodies: &[crate::body::Body], [i, j]: Pair) -> f64 {
+    let relative = (bodies[j as usize].velocity - bodies[i as usize].velocity).as_dvec2();
+    band::BAND / relative.length() + 1e-4
+}
+
+/// Compares swept pairs: a pair one backend finds and the other does not is judged by
+/// the f64 recomputation at the finder's time of impact (the bodies must be within the
+/// band of touching or overlapping there); a pair both find with times of impact apart
+/// by more than the tolerance is judged at the earlier time: apart there by more than
+/// the band, the earlier time is wrong; overlapping by more, the later one missed the
+/// first touch; within the band, either may go.
+fn compare_swept(
+    measured: &mut Measured,
+    shapes: &[crate::shapes::Shape],
+    bodies: &[crate::body::Body],
+    theirs: &[SweptPair],
+    ours: &[SweptPair],
+) {
+    let (mut i, mut j) = (0, 0);
+    let verdict_at = |pair: Pair, t: f32| {
+        let [a, b] = at_time(bodies, pair, t);
+        band::verdict(shapes, &a, &b).unwrap_or(Verdict::Undecided)
+    };
+    // A pair one side found: it claims the bodies meet at its time.
+    let alone = |measured: &mut Measured, found: &SweptPair, found_here: bool| {
+        measured.differing_pairs += 1;
+        judge(measured, verdict_at(found.pair, found.toi), found_here);
+    };
+    while i < theirs.len() || j < ours.len() {
+        let order = match (theirs.get(i), ours.get(j)) {
+            (Some(a), Some(b)) => a.pair.cmp(&b.pair),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                alone(measured, &theirs[i], false);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                alone(measured, &ours[j], true);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let (a, b) = (&theirs[i], &ours[j]);
+                let gap = (a.toi as f64 - b.toi as f64).abs();
+                if gap > toi_tolerance(bodies, a.pair) {
+                    measured.differing_pairs += 1;
+                    measured.differing_toi += 1;
+                    let ours_earlier = b.toi < a.toi;
+                    // Apart at the earlier time: the earlier is wrong. Overlapping by
+                    // more than the band: the later one missed the first touch. Within
+                    // the band: the earlier time is a touch, and the later may be too (a
+                    // grazing sweep closes the gap slowly), so either may go.
+                    match verdict_at(a.pair, a.toi.min(b.toi)) {
+                        Verdict::InBand => {}
+                        Verdict::Undecided => measured.disagreements += 1,
+                        verdict => {
+                            measured.disagreements += 1;
+                            if (verdict == Verdict::Apart) == ours_earlier {
+                                measured.wrong_here += 1;
+                            } else {
+                                measured.wrong_in_reference += 1;
+                            }
+                        }
+                    }
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+}
+
+/// Query answers that differ: a ray whose hit is missing on one side, or whose `t`
+/// differs by more than `0.01 / |d|` (another body hit at the same `t` is a tie, not a
+/// difference), and each body one side lists for a point or box and the other does not.
+fn differing_answers(task: &Task, theirs: &QueryAnswers, ours: &QueryAnswers) -> u64 {
+    let Task::Queries(batch) = task else {
+        return 0;
+    };
+    let mut differ = 0u64;
+    for ((ray, a), b) in batch.rays.iter().zip(&theirs.rays).zip(&ours.rays) {
+        let tolerance = band::BAND / ray.delta.as_dvec2().length();
+        let same = match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => (a.t as f64 - b.t as f64).abs() <= tolerance,
+            _ => false,
+        };
+        differ += u64::from(!same);
+    }
+    let lists = |a: &[Vec<u32>], b: &[Vec<u32>]| -> u64 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| {
+                let pairs = |v: &[u32]| v.iter().map(|&k| [k, 0]).collect::<Vec<Pair>>();
+                differing(&pairs(a), &pairs(b)).len() as u64
+            })
+            .sum()
+    };
+    let lengths = |a: &QueryAnswers| (a.rays.len(), a.points.len(), a.boxes.len());
+    if lengths(theirs) != lengths(ours) {
+        differ += 1;
+    }
+    differ + lists(&theirs.points, &ours.points) + lists(&theirs.boxes, &ours.boxes)
 }
 
 /// Pairs in one list and not the other. Both lists are sorted without repeats, as
@@ -810,6 +1061,12 @@ mod tests {
         assert_eq!(SceneChoice::parse("bullet-hell"), SceneChoice::BulletHell);
         assert_eq!(SceneChoice::parse("bitmask"), SceneChoice::Bitmask);
         assert_eq!(
+            SceneChoice::parse("swept-bullet-hell"),
+            SceneChoice::SweptBulletHell
+        );
+        assert_eq!(SceneChoice::parse("queries"), SceneChoice::Queries);
+        assert!(!SceneChoice::NAMED.contains(&SceneChoice::Queries));
+        assert_eq!(
             SceneChoice::parse("scenes/a.json"),
             SceneChoice::File("scenes/a.json".into())
         );
@@ -844,7 +1101,7 @@ mod tests {
             );
         }
         let missing = BenchOptions {
-            scene: Some(SceneChoice::parse("/missing/scene.json")),
+            scene: Some(vec![SceneChoice::parse("/missing/scene.json")]),
             ..Default::default()
         };
         let message = plan(&missing, &bar).err().map(|e| e.to_string());

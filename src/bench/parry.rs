@@ -17,20 +17,33 @@
 //! an edge do not count as colliding (the format says bitmasks collide when they share
 //! a cell); the inset is ten times inside the format's 0.01 tolerance band.
 //!
+//! Swept pairs and query batches are answered with parry's own queries, so that the
+//! benchmark compares like with like:
+//! - swept pairs: the BVH over each body's swept box (its box at the start of the frame
+//!   and at the end), traversed against itself, then `query::cast_shapes` with the two
+//!   velocities and a time of impact of at most 1 (penetration at the start gives 0);
+//! - rays: `Bvh::cast_ray` over the bodies' boxes, each leaf answered by the shape's own
+//!   `cast_ray_and_get_normal` (solid, so a ray starting inside hits at 0);
+//! - points: the BVH's leaves whose box holds the point, then `contains_point`;
+//! - boxes: `Bvh::intersect_aabb`, then `intersection_test` against a `Cuboid` of the
+//!   box's size.
+//!
 //! parry2d is a normal dependency, not a dev one, because the `bench` command of the
 //! binary runs it.
 
 use parry2d::bounding_volume::Aabb;
 use parry2d::math::{Pose, Vector};
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use parry2d::query;
+use parry2d::query::{self, ShapeCastOptions};
 use parry2d::shape::{Ball, ConvexPolygon, Cuboid, SharedShape};
 
 use crate::body::{filters_agree, Body};
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair};
 use crate::error::Error;
 use crate::library::ShapeLibrary;
+use crate::motion::SweptPair;
 use crate::packed::{PackedShape, SHAPE_CIRCLE, SHAPE_POLYGON};
+use crate::query::{QueryAnswers, QueryBatch, RayHit};
 
 /// The baseline's own failure, as the library's error for backends outside it.
 fn baseline(message: String) -> Error {
@@ -175,10 +188,10 @@ fn bitmask_compound(
     Ok(Some(SharedShape::compound(cuboids)))
 }
 
-impl Collider for ParryCollider {
-    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
-        self.library.check_bodies(bodies)?;
-        crate::motion::refuse_motion(&self.describe(), bodies)?;
+impl ParryCollider {
+    /// The pose of every body, and a leaf for each body with a shape: its box at the
+    /// start of the frame, or with `swept` the box covering its start and its end.
+    fn place(&mut self, bodies: &[Body], swept: bool) {
         self.poses.clear();
         self.poses.extend(
             bodies
@@ -189,10 +202,23 @@ impl Collider for ParryCollider {
         self.leaf_bodies.clear();
         for (i, (body, pose)) in bodies.iter().zip(&self.poses).enumerate() {
             if let Some(Some(shape)) = self.shapes.get(body.shape as usize) {
-                self.leaves.push(shape.compute_aabb(pose));
+                let mut aabb = shape.compute_aabb(pose);
+                if swept {
+                    let v = Vector::new(body.velocity.x, body.velocity.y);
+                    aabb = Aabb::new(aabb.mins.min(aabb.mins + v), aabb.maxs.max(aabb.maxs + v));
+                }
+                self.leaves.push(aabb);
                 self.leaf_bodies.push(i as u32);
             }
         }
+    }
+}
+
+impl Collider for ParryCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        self.library.check_bodies(bodies)?;
+        crate::motion::refuse_motion(&self.describe(), bodies)?;
+        self.place(bodies, false);
         // Leaves numbered 0..n: parry 0.31's `from_iter` panics on other numbers when
         // there are only one or two leaves.
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.leaves);
@@ -237,6 +263,152 @@ impl Collider for ParryCollider {
             stages: None,
         };
         Ok(sorted_pairs(pairs))
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        self.library.check_bodies(bodies)?;
+        self.place(bodies, true);
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.leaves);
+        let options = ShapeCastOptions {
+            max_time_of_impact: 1.0,
+            target_distance: 0.0,
+            stop_at_penetration: true,
+            compute_impact_geometry_on_penetration: false,
+        };
+        let mut candidates = 0u64;
+        let mut pairs = Vec::new();
+        let mut unsupported = None;
+        let (shapes, poses, leaf_bodies) = (&self.shapes, &self.poses, &self.leaf_bodies);
+        bvh.traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |a, b| {
+            let (a, b) = (leaf_bodies[a as usize], leaf_bodies[b as usize]);
+            let (i, j) = (a.min(b) as usize, a.max(b) as usize);
+            let (bi, bj) = (&bodies[i], &bodies[j]);
+            if !filters_agree(bi.layer, bi.mask, bj.layer, bj.mask) {
+                return;
+            }
+            candidates += 1;
+            let (Some(Some(si)), Some(Some(sj))) =
+                (shapes.get(bi.shape as usize), shapes.get(bj.shape as usize))
+            else {
+                return;
+            };
+            let velocity = |b: &Body| Vector::new(b.velocity.x, b.velocity.y);
+            match query::cast_shapes(
+                &poses[i],
+                velocity(bi),
+                si.as_ref(),
+                &poses[j],
+                velocity(bj),
+                sj.as_ref(),
+                options,
+            ) {
+                Ok(Some(hit)) if hit.time_of_impact <= 1.0 => pairs.push(SweptPair {
+                    pair: [i as u32, j as u32],
+                    toi: hit.time_of_impact.max(0.0),
+                }),
+                Ok(_) => {}
+                Err(_) => unsupported = Some((i, j)),
+            }
+        });
+        if candidates > self.max_pairs {
+            return Err(Error::TooManyPairs {
+                found: candidates,
+                limit: self.max_pairs,
+            });
+        }
+        if let Some((i, j)) = unsupported {
+            return Err(baseline(format!(
+                "cast_shapes does not support the shapes of bodies {i} and {j}"
+            )));
+        }
+        self.last = FrameStats {
+            candidates: Some(candidates),
+            stages: None,
+        };
+        pairs.sort_unstable_by_key(|p| p.pair);
+        Ok(pairs)
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        self.library.check_bodies(bodies)?;
+        batch.validate()?;
+        self.place(bodies, false);
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.leaves);
+        let (shapes, poses, leaf_bodies) = (&self.shapes, &self.poses, &self.leaf_bodies);
+        // The body and shape of a leaf, when the query's mask sees it.
+        let seen = |leaf: u32, mask: u32| {
+            let k = leaf_bodies[leaf as usize] as usize;
+            let body = &bodies[k];
+            match shapes.get(body.shape as usize) {
+                Some(Some(shape)) if body.layer & mask != 0 => Some((k, shape)),
+                _ => None,
+            }
+        };
+        let rays = batch
+            .rays
+            .iter()
+            .map(|r| {
+                let ray = query::Ray::new(
+                    Vector::new(r.origin.x, r.origin.y),
+                    Vector::new(r.delta.x, r.delta.y),
+                );
+                let (leaf, t) = bvh.cast_ray(&ray, 1.0, |leaf, best| {
+                    let (k, shape) = seen(leaf, r.mask)?;
+                    shape.cast_ray(&poses[k], &ray, best, true)
+                })?;
+                let (k, shape) = seen(leaf, r.mask)?;
+                // The normal where it hits, as the other backends give it.
+                let normal = (t > 0.0)
+                    .then(|| shape.cast_ray_and_get_normal(&poses[k], &ray, 1.0, true))
+                    .flatten()
+                    .map(|hit| glam::Vec2::new(hit.normal.x, hit.normal.y));
+                Some(RayHit {
+                    body: k as u32,
+                    t,
+                    normal,
+                })
+            })
+            .collect();
+        let points = batch
+            .points
+            .iter()
+            .map(|q| {
+                let p = Vector::new(q.point.x, q.point.y);
+                let mut found: Vec<u32> = bvh
+                    .leaves(|node| node.aabb().contains_local_point(p))
+                    .filter_map(|leaf| seen(leaf, q.mask))
+                    .filter(|(k, shape)| shape.contains_point(&poses[*k], p))
+                    .map(|(k, _)| k as u32)
+                    .collect();
+                found.sort_unstable();
+                found
+            })
+            .collect();
+        let boxes = batch
+            .boxes
+            .iter()
+            .map(|q| {
+                let aabb = Aabb::new(Vector::new(q.min.x, q.min.y), Vector::new(q.max.x, q.max.y));
+                let centre = Pose::from_translation(aabb.center());
+                let cuboid = Cuboid::new(aabb.half_extents());
+                let mut found: Vec<u32> = bvh
+                    .intersect_aabb(&aabb)
+                    .filter_map(|leaf| seen(leaf, q.mask))
+                    .filter(|(k, shape)| {
+                        query::intersection_test(&centre, &cuboid, &poses[*k], shape.as_ref())
+                            .is_ok_and(|hit| hit.intersecting)
+                    })
+                    .map(|(k, _)| k as u32)
+                    .collect();
+                found.sort_unstable();
+                found
+            })
+            .collect();
+        Ok(QueryAnswers {
+            rays,
+            points,
+            boxes,
+        })
     }
 
     fn describe(&self) -> String {

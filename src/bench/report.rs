@@ -78,7 +78,8 @@ fn cpu_model() -> Option<String> {
 /// One scene at one size on one backend.
 #[derive(Debug, Clone, Serialize)]
 pub struct Run {
-    /// `bullet-hell`, `mixed`, `bitmask`, or the scene file's name.
+    /// `bullet-hell`, `mixed`, `bitmask`, `swept-bullet-hell`, `queries`, or the scene
+    /// file's name.
     pub scene: String,
     /// Bodies in the scene.
     pub bodies: usize,
@@ -92,7 +93,9 @@ pub struct Run {
     pub frame_ms: FrameMs,
     /// Median time per stage, where the backend measures stages (GPU timestamp queries).
     pub stages_ms: Option<StagesMs>,
-    /// Pairs found in the first frame, which has the same bodies on every backend.
+    /// Pairs found in the first frame, which has the same bodies on every backend (swept
+    /// scenes: swept pairs; the `queries` scene: answers, that is rays that hit plus the
+    /// bodies listed for every point and box).
     pub pairs: usize,
     /// Candidate pairs tested exactly in the first frame, where the backend reports it.
     pub candidates: Option<u64>,
@@ -193,6 +196,14 @@ pub struct Agreement {
     /// Those on which it contradicts the reference. Two bitmasks are not recomputed, so
     /// the two counts may add up to fewer than `disagreements`.
     pub wrong_in_reference: u64,
+    /// Swept scenes: pairs both backends found whose times of impact differ by more than
+    /// the spec's `0.01 / |v_j - v_i| + 1e-4`. They are counted in `differing_pairs` and
+    /// judged at the earlier time (apart there: the earlier is wrong; else the later).
+    pub differing_toi: u64,
+    /// Query scenes: rays whose hits differ (one missing, or `t` apart by more than
+    /// `0.01 / |d|`), and bodies listed for a point or box by one backend only. Counted,
+    /// not judged: they do not fail the benchmark.
+    pub differing_answers: u64,
 }
 
 /// The backend that is not gpu-collide's: parry2d, the comparison.
@@ -318,8 +329,23 @@ impl Report {
             .map(|a| a.differing_pairs)
             .sum();
         let disagreements = self.disagreements();
+        let answers: u64 = self
+            .runs
+            .iter()
+            .filter_map(|r| r.agreement.as_ref())
+            .map(|a| a.differing_answers)
+            .sum();
+        if answers > 0 {
+            let _ = writeln!(
+                out,
+                "query answers differ on {answers} queries or listed bodies in all (counted, \
+                 not judged by a recomputation)"
+            );
+        }
         if self.all_agree {
             let _ = writeln!(out, "all backends agreed on every frame compared");
+        } else if differing == 0 {
+            let _ = writeln!(out, "all backends agreed on every pair compared");
         } else if disagreements == 0 {
             let _ = writeln!(
                 out,
@@ -416,6 +442,10 @@ pub fn run_line(run: &Run) -> String {
 fn agreement_text(run: &Run) -> String {
     match &run.agreement {
         None => "reference".to_string(),
+        Some(a) if a.differing_answers > 0 => format!(
+            "{} answers differ from {} (not judged)",
+            a.differing_answers, a.reference
+        ),
         Some(a) if a.differing_pairs == 0 => format!("agree with {}", a.reference),
         Some(a) if a.disagreements == 0 => format!(
             "{} within 0.01 differ from {}",
@@ -503,6 +533,8 @@ mod tests {
                         disagreements: 0,
                         wrong_here: 0,
                         wrong_in_reference: 0,
+                        differing_toi: 0,
+                        differing_answers: 0,
                     }),
                 ),
             ],
@@ -543,6 +575,8 @@ mod tests {
                     disagreements,
                     wrong_here,
                     wrong_in_reference: 0,
+                    differing_toi: 0,
+                    differing_answers: 0,
                 }),
             )
         };

@@ -12,13 +12,21 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use crate::body::Body;
-use crate::generate::BulletHell;
+use crate::generate::{BulletHell, LAYER_ENEMY_BULLET, LAYER_PLAYER_BULLET};
 use crate::library::MAX_BITMASK_COORDINATE;
+use crate::query::{BoxQuery, PointQuery, QueryBatch, Ray};
 use crate::scene::Scene;
 use crate::shapes::Shape;
 
 /// Seconds between two frames: a 60 Hz game.
 pub const FRAME_DT: f32 = 1.0 / 60.0;
+
+/// How far a bullet of the swept bullet-hell moves in a frame, in units: 5 to 40, so
+/// that a fast one passes through a 10-unit ship between two frames.
+pub const SWEEP_UNITS: std::ops::Range<f32> = 5.0..40.0;
+
+/// Queries per frame of the `queries` scene: rays, points, boxes.
+pub const QUERIES: (usize, usize, usize) = (10_000, 1_000, 1_000);
 
 /// A scene and its motion.
 #[derive(Debug, Clone)]
@@ -47,6 +55,25 @@ impl Workload {
     pub fn bullet_hell(bodies: usize, seed: u64) -> Self {
         Workload {
             motion: Motion::Game(BulletHell::new(bodies, seed)),
+        }
+    }
+
+    /// A bullet-hell game whose bodies sweep: every body carries its motion over the
+    /// frame as [`Body::velocity`], each bullet moving [`SWEEP_UNITS`] a frame (seeded,
+    /// in the direction it flies), the player and enemies as in the game. Each step moves
+    /// every body by its velocity, so a frame starts where the last one ended.
+    pub fn swept_bullet_hell(bodies: usize, seed: u64) -> Self {
+        let mut game = BulletHell::new(bodies, seed);
+        let mut rng = Pcg64::seed_from_u64(seed.wrapping_add(0x5eed));
+        for (body, velocity) in game.scene.bodies.iter_mut().zip(&mut game.velocities) {
+            if body.layer & (LAYER_PLAYER_BULLET | LAYER_ENEMY_BULLET) != 0 {
+                let units = rng.random_range(SWEEP_UNITS);
+                *velocity = velocity.normalize_or(Vec2::Y) * (units / FRAME_DT);
+            }
+            body.velocity = *velocity * FRAME_DT;
+        }
+        Workload {
+            motion: Motion::Game(game),
         }
     }
 
@@ -131,6 +158,46 @@ impl Workload {
     }
 }
 
+/// A seeded batch of `rays`, `points` and `boxes` queries over the box holding the
+/// bodies' positions: rays from anywhere, 20 to 200 units long in any direction; points
+/// anywhere; boxes 5 to 50 units a side. Every query sees every body.
+pub fn query_batch(
+    bodies: &[Body],
+    (rays, points, boxes): (usize, usize, usize),
+    seed: u64,
+) -> QueryBatch {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let (mut lo, mut hi) = (Vec2::splat(-1.0), Vec2::splat(1.0));
+    for body in bodies {
+        lo = lo.min(body.position);
+        hi = hi.max(body.position);
+    }
+    let anywhere =
+        |rng: &mut Pcg64| Vec2::new(rng.random_range(lo.x..=hi.x), rng.random_range(lo.y..=hi.y));
+    QueryBatch {
+        rays: (0..rays)
+            .map(|_| {
+                let origin = anywhere(&mut rng);
+                let angle = rng.random_range(-std::f32::consts::PI..std::f32::consts::PI);
+                Ray::new(
+                    origin,
+                    Vec2::from_angle(angle) * rng.random_range(20.0..200.0),
+                )
+            })
+            .collect(),
+        points: (0..points)
+            .map(|_| PointQuery::new(anywhere(&mut rng)))
+            .collect(),
+        boxes: (0..boxes)
+            .map(|_| {
+                let min = anywhere(&mut rng);
+                let size = Vec2::new(rng.random_range(5.0..50.0), rng.random_range(5.0..50.0));
+                BoxQuery::new(min, min + size)
+            })
+            .collect(),
+    }
+}
+
 /// Moves a bitmask body one step, turning back on an axis where it would leave the
 /// range where its whole coordinates are exact.
 fn step_bitmask(body: &mut Body, step: &mut IVec2) {
@@ -172,6 +239,45 @@ mod tests {
                     .expect("bodies stay valid: bitmasks on whole units");
             }
         }
+    }
+
+    #[test]
+    fn swept_bullets_move_5_to_40_units_a_frame_and_start_where_they_ended() {
+        let mut workload = Workload::swept_bullet_hell(500, 1);
+        let library = workload.scene().validate().expect("valid scene");
+        let before = workload.bodies().to_vec();
+        workload.step();
+        library
+            .check_bodies(workload.bodies())
+            .expect("valid bodies");
+        for (a, b) in before.iter().zip(workload.bodies()) {
+            assert!(a.moves());
+            if a.layer & (LAYER_PLAYER_BULLET | LAYER_ENEMY_BULLET) != 0 {
+                let units = a.velocity.length();
+                assert!((4.99..=40.01).contains(&units), "{units}");
+            }
+            let moved = b.position - a.position;
+            // Unless it wrapped at the world's edge.
+            if moved.length() < 100.0 {
+                assert!(
+                    (moved - a.velocity).length() < 1e-2,
+                    "{moved} {}",
+                    a.velocity
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn query_batches_are_valid_and_seeded() {
+        let bodies = Workload::bullet_hell(300, 1).bodies().to_vec();
+        let batch = query_batch(&bodies, (50, 5, 5), 3);
+        batch.validate().expect("valid batch");
+        assert_eq!(
+            (batch.rays.len(), batch.points.len(), batch.boxes.len()),
+            (50, 5, 5)
+        );
+        assert_eq!(batch, query_batch(&bodies, (50, 5, 5), 3));
     }
 
     #[test]
