@@ -120,7 +120,8 @@ pub(crate) fn bitmasks_share_a_cell(a: (i64, i64, &Bitmask), b: (i64, i64, &Bitm
 /// Signed distance from a polygon or circle to the union of a bitmask's set cells: the
 /// minimum over the cells near the shape, each cell being a closed unit square. Stops as
 /// soon as one cell is penetrated deeper than the band (any such value will do). Only the
-/// cells within `reach` of the shape's box are visited.
+/// cells within `reach` of the shape are visited; with none, the answer is infinite,
+/// which classifies the pair as an answer beyond the reach would.
 pub(crate) fn shape_bitmask(other: &Placed, ox: i64, oy: i64, bits: &Bitmask, reach: f64) -> f64 {
     let (Some(bounds), Some(near)) = (bits.set_bounds, other.aabb()) else {
         return f64::INFINITY;
@@ -136,27 +137,58 @@ pub(crate) fn shape_bitmask(other: &Placed, ox: i64, oy: i64, bits: &Bitmask, re
     let r0 = ((lo_y - 1.0).ceil() as i64).max(bounds.1);
     let r1 = (hi_y.floor() as i64).min(bounds.3 - 1);
 
+    // Blocks of cells first: a block's distance to the shape bounds each of its cells'
+    // from below (a cell lies inside its block), so blocks farther than the reach or than
+    // the best cell so far are skipped whole, nearest first. Without this a polygon
+    // 29000 units wide whose box covers a 8191 x 512 mask measured every set cell against
+    // its 255 edges: four minutes for one pair, past the fuzz's bound.
+    let distance_to = |square: &[V]| match other {
+        Placed::Polygon(p) => polygon_polygon(p, square),
+        Placed::Circle { centre, radius } => circle_polygon(*centre, *radius, square),
+        Placed::Bitmask { .. } => unreachable!("bitmask pairs are handled apart"),
+    };
+    let rect = |x0: i64, y0: i64, x1: i64, y1: i64| {
+        let (x0, y0, x1, y1) = (
+            (ox + x0) as f64,
+            (oy + y0) as f64,
+            (ox + x1) as f64,
+            (oy + y1) as f64,
+        );
+        [
+            V::new(x0, y0),
+            V::new(x1, y0),
+            V::new(x1, y1),
+            V::new(x0, y1),
+        ]
+    };
+    const BLOCK: i64 = 32;
+    let mut blocks = Vec::new();
+    let mut br = r0;
+    while br <= r1 {
+        let mut bc = c0;
+        while bc <= c1 {
+            let (ec, er) = ((bc + BLOCK - 1).min(c1), (br + BLOCK - 1).min(r1));
+            blocks.push((distance_to(&rect(bc, br, ec + 1, er + 1)), bc, br, ec, er));
+            bc += BLOCK;
+        }
+        br += BLOCK;
+    }
+    blocks.sort_by(|a, b| a.0.total_cmp(&b.0));
+
     let mut best = f64::INFINITY;
-    for r in r0..=r1 {
-        for c in c0..=c1 {
-            if !bits.is_set(c, r) {
-                continue;
-            }
-            let (x, y) = ((ox + c) as f64, (oy + r) as f64);
-            let square = [
-                V::new(x, y),
-                V::new(x + 1.0, y),
-                V::new(x + 1.0, y + 1.0),
-                V::new(x, y + 1.0),
-            ];
-            let d = match other {
-                Placed::Polygon(p) => polygon_polygon(p, &square),
-                Placed::Circle { centre, radius } => circle_polygon(*centre, *radius, &square),
-                Placed::Bitmask { .. } => unreachable!("bitmask pairs are handled apart"),
-            };
-            best = best.min(d);
-            if best < -BAND {
-                return best;
+    for (block_distance, bc, br, ec, er) in blocks {
+        if block_distance > reach || block_distance > best {
+            break;
+        }
+        for r in br..=er {
+            for c in bc..=ec {
+                if !bits.is_set(c, r) {
+                    continue;
+                }
+                best = best.min(distance_to(&rect(c, r, c + 1, r + 1)));
+                if best < -BAND {
+                    return best;
+                }
             }
         }
     }
