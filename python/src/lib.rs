@@ -1,6 +1,6 @@
 //! `gpu_collide._native`: the Rust half of the `gpu_collide` Python package.
 //!
-//! The Python half (`gpu_collide/__init__.py`) checks numpy dtypes and shapes and hands
+//! The Python half (`python/gpu_collide/__init__.py`) checks numpy dtypes and shapes and hands
 //! over arrays of exactly the types taken here; everything per body or per sprite runs
 //! here, in Rust, so that a frame costs no Python loop. Every failure is a Python
 //! exception carrying the library's message; nothing here panics on any input.

@@ -367,14 +367,7 @@ impl GpuCollider {
     /// Checks the body count, grows the body buffers if needed and uploads the bodies;
     /// gives the count.
     pub(crate) fn prepare(&mut self, bodies: &[Body]) -> Result<u32, Error> {
-        let count = u32::try_from(bodies.len())
-            .ok()
-            .filter(|&n| n <= MAX_BODIES)
-            .ok_or(Error::TooLarge {
-                what: "the body count",
-                needed: bodies.len() as u64,
-                limit: MAX_BODIES as u64,
-            })?;
+        let count = body_count(bodies)?;
         self.grow_bodies(count)?;
         self.upload_bodies(bodies);
         Ok(count)
@@ -631,4 +624,16 @@ impl Collider for GpuCollider {
     fn last_frame(&self) -> FrameStats {
         self.last
     }
+}
+
+/// The number of bodies as the GPU counts them, or the error naming the limit.
+pub(crate) fn body_count(bodies: &[Body]) -> Result<u32, Error> {
+    u32::try_from(bodies.len())
+        .ok()
+        .filter(|&n| n <= MAX_BODIES)
+        .ok_or(Error::TooLarge {
+            what: "the body count",
+            needed: bodies.len() as u64,
+            limit: MAX_BODIES as u64,
+        })
 }

@@ -19,10 +19,10 @@ use std::sync::{Arc, Mutex};
 
 use super::bounds;
 use super::buffers::{grown, Capacity};
-use super::collider::{GpuCollider, Run, SourceBinding};
+use super::collider::{body_count, GpuCollider, Run, SourceBinding};
 use crate::body::Body;
 use crate::error::{Error, Location, SceneError};
-use crate::packed::{Counters, PairsHeader, MAX_BODIES, NO_SOURCE_ANGLE};
+use crate::packed::{Counters, PairsHeader, NO_SOURCE_ANGLE};
 
 /// The WGSL of the buffers a [`RecordedFrame`] hands over, to paste into a shader that
 /// consumes the pairs; `tests/record.rs` compiles it with a consumer.
@@ -263,14 +263,7 @@ impl GpuCollider {
     ) -> Result<RecordedFrame, Error> {
         // Frames recorded before this call have been submitted: their counts may map.
         self.take_counts(true)?;
-        let count = u32::try_from(bodies.len())
-            .ok()
-            .filter(|&n| n <= MAX_BODIES)
-            .ok_or(Error::TooLarge {
-                what: "the body count",
-                needed: bodies.len() as u64,
-                limit: MAX_BODIES as u64,
-            })?;
+        let count = body_count(bodies)?;
         let source = match source {
             None => {
                 self.prepare(bodies)?;
