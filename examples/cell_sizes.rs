@@ -59,6 +59,7 @@ fn report(name: &str, scene: &Scene) {
         let whole = GridParams {
             base_cell: multiple * median,
             bucket_count: bucket_count(infos.len()),
+            waiter_layers: chosen.waiter_layers,
         };
         let (cells, entries) = reads(&whole, &infos, &boxes);
         let sample = GridParams {

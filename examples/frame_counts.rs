@@ -14,7 +14,7 @@ use gpu_collide::cpu::broad::Grid;
 use gpu_collide::cpu::narrow::bodies_collide;
 use gpu_collide::generate::BulletHell;
 use gpu_collide::glam::{IVec2, Vec2};
-use gpu_collide::grid::{cell_bucket, probed_cells, GridParams};
+use gpu_collide::grid::{cell_bucket, probed_cells, reports_seeker, waits, GridParams};
 use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, GridEntry, BUCKETS_PER_THREAD, NO_BUCKET,
@@ -69,7 +69,8 @@ fn count(n: usize) {
         if me.bucket == NO_BUCKET {
             continue;
         }
-        let mut levels = grid.levels_to_search(me);
+        let search = grid.levels_to_search(&params, me);
+        let mut levels = search.seekers | search.waiters;
         if levels == 0 {
             continue;
         }
@@ -78,11 +79,13 @@ fn count(n: usize) {
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
-            // The cells the kernel reads: on its own level, its own cell and those after it.
+            // The cells the kernel reads: on its own level, its own cell and those after
+            // it, unless it looks for waiting bodies there.
             let mine = IVec2::from(me.cell);
-            let own_level = level == me.level;
+            let seekers = search.seekers >> level & 1 == 1;
+            let whole = search.waiters >> level & 1 == 1;
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
-            for c in probed_cells(&params, mine, me.level, min, max, level) {
+            for c in probed_cells(&params, mine, me.level, min, max, level, whole) {
                 cells += 1;
                 let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
                 for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
@@ -90,7 +93,12 @@ fn count(n: usize) {
                     if other.level != level || IVec2::from(other.cell) != c {
                         continue;
                     }
-                    if own_level && c == mine && other.body as usize <= i {
+                    let reported = if waits(&params, other.layer) {
+                        whole
+                    } else {
+                        reports_seeker(seekers, mine, me.level, i as u32, c, level, other.body)
+                    };
+                    if !reported {
                         continue;
                     }
                     if me.layer & other.mask == 0 || other.layer & me.mask == 0 {

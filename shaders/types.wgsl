@@ -57,6 +57,8 @@ struct Params {
     source_stride: u32,
     source_position: u32,
     source_angle: u32,
+    // Bodies whose layer bits all lie in these wait to be found (see waits in broad.wgsl).
+    waiter_layers: u32,
 }
 
 struct BodyCell {
@@ -90,20 +92,23 @@ struct GridEntry {
 
 struct GridInfo {
     level_layers: array<u32, MAX_LEVELS>,
+    // OR of the layers of the level's waiting bodies (waits); level_bodies counts the others.
+    level_waiters: array<u32, MAX_LEVELS>,
     level_bodies: array<u32, MAX_LEVELS>,
     // Entry l: the occupied levels that bodies on level l search, as bits.
     look_levels: array<u32, MAX_LEVELS>,
     occupied_levels: u32,
     allocated: u32,
-    // Entry c: the finest level every body of level c may sweep down to (sweep_reach).
+    // Entry c: the finest level every seeker of level c may sweep down to (sweep_reach).
     sweep_floor: array<u32, MAX_LEVELS>,
-    // Entry c * MAX_LEVELS + f: cells the bodies of level c would sweep on level f.
+    // Entry c * MAX_LEVELS + f: cells the seekers of level c would sweep on level f.
     swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
 }
 
 // `GridInfo` while it is being built: the same layout with atomic fields.
 struct AtomicGridInfo {
     level_layers: array<atomic<u32>, MAX_LEVELS>,
+    level_waiters: array<atomic<u32>, MAX_LEVELS>,
     level_bodies: array<atomic<u32>, MAX_LEVELS>,
     look_levels: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,

@@ -20,7 +20,9 @@ use glam::{IVec2, Vec2};
 
 use crate::cpu::bounds::body_bounds;
 use crate::cpu::broad::Grid;
-use crate::grid::{bucket_count, cell_bucket, median_extent, probed_cells, GridParams};
+use crate::grid::{
+    bucket_count, cell_bucket, median_extent, probed_cells, waiter_layers, GridParams,
+};
 use crate::library::ShapeLibrary;
 use crate::packed::{BodyInfo, BodyTransform, NO_BUCKET};
 
@@ -47,6 +49,7 @@ pub fn choose_grid(
     transforms: &[BodyTransform],
 ) -> GridParams {
     let median = median_extent(library, infos);
+    let waiter_layers = waiter_layers(infos);
     let stride = infos.len().div_ceil(SAMPLE).max(1);
     let sample_infos: Vec<BodyInfo> = infos.iter().step_by(stride).copied().collect();
     let sample_boxes: Vec<_> = transforms
@@ -59,6 +62,7 @@ pub fn choose_grid(
         let params = GridParams {
             base_cell: multiple * median,
             bucket_count: bucket_count(sample_infos.len()),
+            waiter_layers,
         };
         let (cells, entries) = reads(&params, &sample_infos, &sample_boxes);
         cells as f64 + entries as f64 * stride as f64
@@ -83,6 +87,7 @@ pub fn choose_grid(
     GridParams {
         base_cell: multiple * median,
         bucket_count: bucket_count(infos.len()),
+        waiter_layers,
     }
 }
 
@@ -98,13 +103,23 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[crate::packed::Aa
         if me.bucket == NO_BUCKET {
             continue;
         }
-        let mut levels = grid.levels_to_search(me);
+        let search = grid.levels_to_search(params, me);
+        let mut levels = search.seekers | search.waiters;
         while levels != 0 {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
+            let whole = search.waiters >> level & 1 == 1;
             // At most a few thousand cells (see `sweep_reach`).
-            for cell in probed_cells(params, IVec2::from(me.cell), me.level, min, max, level) {
+            for cell in probed_cells(
+                params,
+                IVec2::from(me.cell),
+                me.level,
+                min,
+                max,
+                level,
+                whole,
+            ) {
                 cells += 1;
                 let bucket = grid.buckets[cell_bucket(params, cell, level) as usize];
                 let start = bucket.start as usize;

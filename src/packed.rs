@@ -263,6 +263,9 @@ pub struct Params {
     /// The word at which the angle (f32) sits, or [`NO_SOURCE_ANGLE`] when the angles
     /// are the host bodies'.
     pub source_angle: u32,
+    /// The layer bits of the bodies that wait to be found
+    /// ([`crate::grid::GridParams::waiter_layers`]).
+    pub waiter_layers: u32,
 }
 
 /// [`Params::source_angle`] when the caller's buffer holds no angles.
@@ -328,7 +331,9 @@ pub struct GridEntry {
 pub struct GridInfo {
     /// OR of the layers of the bodies at each level; 0 for an empty level.
     pub level_layers: [u32; MAX_LEVELS as usize],
-    /// Bodies at each level.
+    /// OR of the layers of the waiting bodies at each level ([`crate::grid::waits`]).
+    pub level_waiters: [u32; MAX_LEVELS as usize],
+    /// Seekers (bodies that do not wait) at each level.
     pub level_bodies: [u32; MAX_LEVELS as usize],
     /// Entry `l`: the occupied levels that bodies on level `l` search, as bits, chosen
     /// each frame from `level_bodies` ([`crate::grid::look_levels`]).
@@ -337,10 +342,10 @@ pub struct GridInfo {
     pub occupied_levels: u32,
     /// Entries handed out to buckets so far (`allocate_buckets`).
     pub allocated: u32,
-    /// Entry `c`: the finest level that every body of level `c` may sweep down to within
+    /// Entry `c`: the finest level that every seeker of level `c` may sweep down to within
     /// [`SWEEP_BUDGET`] ([`crate::grid::sweep_reach`]).
     pub sweep_floor: [u32; MAX_LEVELS as usize],
-    /// Entry `c * MAX_LEVELS + f`: the cells the bodies of level `c` would sweep on level
+    /// Entry `c * MAX_LEVELS + f`: the cells the seekers of level `c` would sweep on level
     /// `f`, summed over those bodies (wrapping past 2^32, which only costs speed).
     pub swept_cells: [u32; (MAX_LEVELS * MAX_LEVELS) as usize],
 }

@@ -87,6 +87,55 @@ fn filtered() {
     cross_check(SceneKind::Filtered, 3000, 5);
 }
 
+/// Bullet-hell filters, where the bullets wait to be found (`grid::waiter_layers`), with
+/// bodies of every size: seekers read the bullets' levels, and bullets under a rotated
+/// 4000-unit wall, which cannot sweep down to them, look up at it. Every backend must
+/// find what the reference finds, each pair once.
+#[test]
+fn waiting_bodies_on_every_level() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    // (layer, mask): enemy bullet, player bullet, player, enemy.
+    let filters = [(4u32, 1u32), (8, 2), (1, 4), (2, 8)];
+    let radii = [0.5, 1.0, 2.0, 5.0, 12.0, 40.0, 150.0];
+    let mut shapes: Vec<serde_json::Value> = radii
+        .iter()
+        .map(|r| serde_json::json!({ "circle": r }))
+        .collect();
+    shapes.push(serde_json::json!({"polygon": [[-2000, -3], [2000, -3], [2000, 3], [-2000, 3]]}));
+    let mut bodies: Vec<serde_json::Value> = (0..3000)
+        .map(|k| {
+            let (layer, mask) = filters[if k % 10 < 8 { k % 2 } else { 2 + k % 2 }];
+            let shape = if layer >= 4 {
+                next() * 5.0
+            } else {
+                next() * 7.0
+            } as usize;
+            let (x, y) = (next() * 500.0 - 250.0, next() * 500.0 - 250.0);
+            serde_json::json!({"shape": shape, "x": x, "y": y, "layer": layer, "mask": mask})
+        })
+        .collect();
+    bodies.push(
+        serde_json::json!({"shape": 7, "x": 0, "y": 10, "angle": 0.3, "layer": 2, "mask": 8}),
+    );
+    let text = serde_json::json!({ "shapes": shapes, "bodies": bodies }).to_string();
+    let scene = Scene::from_json(&text).expect("valid");
+    let truth = oracle::oracle(&text);
+    assert!(truth.pairs.len() > 300, "{} pairs", truth.pairs.len());
+    let cpu = cpu_pairs(&scene);
+    assert_eq!(cpu, reference_pairs(&scene), "cpu backend vs reference");
+    assert_exact_outside_band("waiting cpu", &text, &cpu, &truth);
+    let Some(context) = gpu() else { return };
+    let gpu = assert_well_formed("waiting gpu", &gpu_pairs(&context, &scene));
+    assert_exact_outside_band("waiting gpu", &text, &gpu, &truth);
+    assert_differences_in_band("waiting", &cpu, &gpu, &truth);
+}
+
 #[test]
 fn overflowing_buffers_grow_and_nothing_is_lost() {
     // 300 identical circles at one spot: 44850 pairs, far past the first capacities.

@@ -168,7 +168,8 @@ fn rust_structs_mirror_wgsl_structs() {
             word_base,
             source_stride,
             source_position,
-            source_angle
+            source_angle,
+            waiter_layers
         ]
     );
     assert_mirrors!(
@@ -184,6 +185,7 @@ fn rust_structs_mirror_wgsl_structs() {
         "GridInfo",
         [
             level_layers,
+            level_waiters,
             level_bodies,
             look_levels,
             occupied_levels,

@@ -13,7 +13,8 @@ use rayon::prelude::*;
 
 use crate::collider::Pair;
 use crate::grid::{
-    cell_at, cell_bucket, level_of, look_levels, probe_down, probed_cells, sweep_reach, GridParams,
+    cell_at, cell_bucket, level_of, look_levels, probe_down, probed_cells, reports_seeker,
+    search_levels, sweep_reach, waits, GridParams, SearchLevels,
 };
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
@@ -93,8 +94,14 @@ impl Grid {
             slot.count += 1;
             let level = placed.level as usize;
             info.level_layers[level] |= body.layer;
-            info.level_bodies[level] += 1;
             info.occupied_levels |= 1 << placed.level;
+            // Waiting bodies never sweep, and the choice of which side looks between two
+            // levels is for the seekers.
+            if waits(params, body.layer) {
+                info.level_waiters[level] |= body.layer;
+                continue;
+            }
+            info.level_bodies[level] += 1;
             let swept = &mut info.swept_cells[level * MAX_LEVELS as usize..][..MAX_LEVELS as usize];
             let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
             let floor = sweep_reach(params, min, max, placed.level, |fine, cells| {
@@ -133,20 +140,9 @@ impl Grid {
         }
     }
 
-    /// The levels a placed body looks at, as bits: its own level's to search (else the
-    /// bodies of that level look for this one), holding somebody the body accepts. Most
-    /// bullets have none.
-    pub fn levels_to_search(&self, me: &BodyCell) -> u32 {
-        let mut levels = 0u32;
-        let mut searched = self.info.look_levels[me.level as usize];
-        while searched != 0 {
-            let level = searched.trailing_zeros();
-            searched &= searched - 1;
-            if self.info.level_layers[level as usize] & me.mask != 0 {
-                levels |= 1 << level;
-            }
-        }
-        levels
+    /// The levels a placed body searches ([`search_levels`]). Most bullets have none.
+    pub fn levels_to_search(&self, params: &GridParams, me: &BodyCell) -> SearchLevels {
+        search_levels(params, &self.info, me.layer, me.mask, me.level)
     }
 
     /// Appends body `i`'s candidates to `out`: one thread of the `broad` kernel (which
@@ -167,7 +163,8 @@ impl Grid {
         if me.bucket == NO_BUCKET {
             return true;
         }
-        let mut levels = self.levels_to_search(me);
+        let search = self.levels_to_search(params, me);
+        let mut levels = search.seekers | search.waiters;
         if levels == 0 {
             return true;
         }
@@ -177,9 +174,10 @@ impl Grid {
             let level = levels.trailing_zeros();
             levels &= levels - 1;
             let mine = IVec2::from(me.cell);
-            let own_level = level == me.level;
+            let seekers = search.seekers >> level & 1 == 1;
+            let whole = search.waiters >> level & 1 == 1;
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
-            for cell in probed_cells(params, mine, me.level, min, max, level) {
+            for cell in probed_cells(params, mine, me.level, min, max, level, whole) {
                 let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
                 let start = bucket.start as usize;
                 for other in &self.entries[start..start + bucket.count as usize] {
@@ -187,8 +185,13 @@ impl Grid {
                     if other.level != level || IVec2::from(other.cell) != cell {
                         continue;
                     }
-                    if own_level && cell == mine && other.body as usize <= i {
-                        continue; // in one cell, the pair is the lower index's to report
+                    let reported = if waits(params, other.layer) {
+                        whole
+                    } else {
+                        reports_seeker(seekers, mine, me.level, i as u32, cell, level, other.body)
+                    };
+                    if !reported {
+                        continue;
                     }
                     if !filters_agree(layer, me.mask, other.layer, other.mask) {
                         continue;
@@ -285,6 +288,79 @@ mod tests {
             bodies.join(",")
         ))
         .expect("valid");
+        check(&scene);
+    }
+
+    #[test]
+    fn waiting_bodies_are_found_once_on_every_level() {
+        // Bullet-hell filters (bullets wait), with sizes from 0.5 to 4000 units so that
+        // seekers and waiters sit on many levels, over, under and beside each other: a
+        // seeker too large to sweep the bullets' level (they look up at it), waiters
+        // coarser than seekers, and bodies stacked in one cell in both index orders.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        // (layer, mask): enemy bullet, player bullet, player, enemy.
+        let filters = [(4u32, 1u32), (8, 2), (1, 4), (2, 8)];
+        let sizes = [0.5f64, 1.0, 2.0, 5.0, 12.0, 40.0, 150.0];
+        let shapes: Vec<String> = sizes
+            .iter()
+            .map(|r| format!(r#"{{"circle": {r}}}"#))
+            .chain(std::iter::once(
+                r#"{"polygon": [[-2000, -3], [2000, -3], [2000, 3], [-2000, 3]]}"#.to_string(),
+            ))
+            .collect();
+        let mut bodies = Vec::new();
+        for k in 0..1500 {
+            // Mostly bullets, small; seekers of every size.
+            let (layer, mask) = filters[if k % 10 < 8 { k % 2 } else { 2 + k % 2 }];
+            let shape = if layer >= 4 {
+                (next() * 5.0) as usize
+            } else {
+                (next() * sizes.len() as f64) as usize
+            };
+            let (x, y) = (next() * 400.0 - 200.0, next() * 400.0 - 200.0);
+            bodies.push(format!(
+                r#"{{"shape": {shape}, "x": {x}, "y": {y}, "layer": {layer}, "mask": {mask}}}"#
+            ));
+        }
+        // The long wall: a seeker (an enemy) whose box no level below can hold within
+        // the sweep budget, crossing the bullets.
+        bodies.push(format!(
+            r#"{{"shape": {}, "x": 0, "y": 10, "angle": 0.3, "layer": 2, "mask": 8}}"#,
+            sizes.len()
+        ));
+        let scene = Scene::from_json(&format!(
+            r#"{{"shapes": [{}], "bodies": [{}]}}"#,
+            shapes.join(","),
+            bodies.join(",")
+        ))
+        .expect("valid");
+        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        assert_eq!(
+            crate::grid::waiter_layers(&infos),
+            4 | 8,
+            "the bullets wait"
+        );
+        // The scene has both ways of finding a waiting body: seekers reading its level,
+        // and waiting bodies looking up at a level that cannot sweep down to them.
+        let library = scene.validate().expect("valid");
+        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+        let aabbs = bounds(&library, &transforms, &infos);
+        let params = GridParams::for_bodies(&library, &infos);
+        let grid = Grid::build(&params, &infos, &aabbs);
+        let searches: Vec<_> = grid
+            .body_cells
+            .iter()
+            .filter(|me| me.bucket != NO_BUCKET)
+            .map(|me| (waits(&params, me.layer), grid.levels_to_search(&params, me)))
+            .collect();
+        assert!(searches.iter().any(|(w, s)| !w && s.waiters != 0));
+        assert!(searches.iter().any(|(w, s)| *w && s.seekers != 0));
         check(&scene);
     }
 

@@ -225,6 +225,11 @@ impl Collider for CpuCollider {
             mask: u32::MAX,
             ..*info
         }));
+        // Every body is in the query grid and none waits: a query has its own mask.
+        let params = GridParams {
+            waiter_layers: 0,
+            ..params
+        };
         s.query_grid.rebuild(&params, &s.query_infos, &s.aabbs);
         let s = &self.scratch;
         let (grid, params) = (&s.query_grid, &params);

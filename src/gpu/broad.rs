@@ -29,7 +29,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
     },
     Kernel {
         entry: "broad_deferred",
-        bindings: &[0, 2, 3, 5, 7, 8, 9],
+        bindings: &[0, 2, 3, 5, 6, 7, 8, 9],
     },
 ];
 

@@ -311,6 +311,7 @@ impl GpuCollider {
             source_stride,
             source_position,
             source_angle,
+            waiter_layers: self.grid.waiter_layers,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&b.counters, 0, None);
