@@ -68,18 +68,32 @@ pub fn bucket_count(bodies: usize) -> u32 {
 /// only when the bodies it makes wait are most of them (else reading whole neighbourhoods
 /// for the seekers could cost more than it saves). Host-side, once per change of filters.
 pub fn waiter_layers(infos: &[BodyInfo]) -> u32 {
-    // The distinct filters and how many bodies carry each: a few in any real scene.
-    let mut filters: Vec<(u32, u32)> = infos
+    // The distinct filters and how many bodies carry each: a few in a game (player,
+    // enemies, their bullets, walls). Past MAX_FILTERS nobody waits: the choice is
+    // for scenes of a few roles, and counting stays one pass over the bodies.
+    const MAX_FILTERS: usize = 64;
+    let mut counted: Vec<((u32, u32), usize)> = Vec::new();
+    let mut last = 0;
+    for filter in infos
         .iter()
         .filter(|b| b.layer != 0 && b.mask != 0)
         .map(|b| (b.layer, b.mask))
-        .collect();
-    filters.sort_unstable();
-    let mut counted: Vec<((u32, u32), usize)> = Vec::new();
-    for filter in filters {
-        match counted.last_mut() {
-            Some((last, n)) if *last == filter => *n += 1,
-            _ => counted.push((filter, 1)),
+    {
+        // Bodies of one role tend to come in runs.
+        if counted.get(last).is_some_and(|c| c.0 == filter) {
+            counted[last].1 += 1;
+            continue;
+        }
+        match counted.iter().position(|c| c.0 == filter) {
+            Some(k) => {
+                counted[k].1 += 1;
+                last = k;
+            }
+            None if counted.len() == MAX_FILTERS => return 0,
+            None => {
+                last = counted.len();
+                counted.push((filter, 1));
+            }
         }
     }
     let mut bit_counts = [0usize; 32];
@@ -492,6 +506,14 @@ mod tests {
         assert_eq!(w & 16, 0, "16 accepts 16");
         // Bodies that accept or offer nothing are left out of the choice.
         assert_eq!(waiter_layers(&filters(&[(0, 1, 10), (1, 0, 10)])), 0);
+        // Bodies in any order count the same; past 64 distinct filters nobody waits.
+        let mut shuffled = game.clone();
+        shuffled.reverse();
+        shuffled.swap(0, 50_000);
+        assert_eq!(waiter_layers(&shuffled), 4 | 8);
+        let many: Vec<_> = (1..=65).map(|k| (4, k << 8 | 1, 100)).collect();
+        assert_eq!(waiter_layers(&filters(&many)), 0);
+        assert_eq!(waiter_layers(&filters(&many[..64])), 4);
     }
 
     #[test]
