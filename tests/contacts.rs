@@ -415,3 +415,72 @@ fn contacts_agree_with_the_oracle_on_small_scenes() {
         })
         .expect("contacts agree with the oracle");
 }
+
+/// A regular polygon of `sides` vertices on a circle of `radius`.
+fn regular(sides: usize, radius: f64) -> Value {
+    let points: Vec<[f64; 2]> = (0..sides)
+        .map(|k| {
+            let a = std::f64::consts::TAU * k as f64 / sides as f64;
+            [radius * a.cos(), radius * a.sin()]
+        })
+        .collect();
+    json!({ "polygon": points })
+}
+
+/// A `side` x `side` bitmask with a pattern that is neither full nor regular by words.
+fn patterned_mask(side: usize) -> Value {
+    let rows: Vec<String> = (0..side)
+        .map(|r| {
+            (0..side)
+                .map(|c| if (c * 7 + r * 3) % 5 != 0 { '#' } else { '.' })
+                .collect()
+        })
+        .collect();
+    json!({"bitmask": {"width": side, "height": side, "rows": rows}})
+}
+
+/// Work past llvmpipe's 65535 loop iterations per invocation, which the GPU must chunk:
+/// 256-gon pairs (512 axes of 256 projections), more of them than the long-pair and task
+/// lists first hold (so the pass runs again with longer ones), two 2048 x 2048 masks
+/// sharing 1348 rows of 64 words, and a circle and a 256-gon over a mask's rows.
+#[test]
+fn long_contacts_stay_under_the_loop_cap() {
+    let mut bodies = Vec::new();
+    // 300 pairs of 256-gons of radius 10, 4 to 6 apart: about 15 deep, turned every way.
+    for k in 0..300 {
+        let (x, y) = ((k % 20) as f64 * 50.0, (k / 20) as f64 * 50.0);
+        let gap = 4.0 + (k % 7) as f64 / 3.0;
+        bodies.push(json!({"shape": 0, "x": x, "y": y, "angle": k as f64 * 0.1}));
+        bodies.push(json!({"shape": 0, "x": x + gap, "y": y + 0.3, "angle": k as f64 * 0.37}));
+    }
+    let text = scene(vec![regular(256, 10.0)], bodies);
+    let found = contacts("256-gons", &text);
+    assert_eq!(found.len(), 300);
+    for c in &found {
+        let (_, depth) = penetration(&found, c.pair);
+        assert!(depth > 13.0, "{:?}: {depth}", c.pair);
+    }
+
+    let text = scene(
+        vec![patterned_mask(2048), json!({"circle": 700.0}), regular(256, 100.0)],
+        vec![
+            json!({"shape": 0, "x": 0, "y": 0}),
+            json!({"shape": 0, "x": 1000, "y": 700}),
+            json!({"shape": 1, "x": 5000.3, "y": 1020.6}),
+            json!({"shape": 0, "x": 4000, "y": 0}),
+            json!({"shape": 2, "x": 9024.5, "y": 1030.2, "angle": 0.3}),
+            json!({"shape": 0, "x": 8000, "y": 0}),
+        ],
+    );
+    let found = contacts("2048 masks", &text);
+    let area = |pair: [u32; 2]| match found.iter().find(|c| c.pair == pair).map(|c| c.kind) {
+        Some(ContactKind::Area(n)) => n,
+        other => panic!("{pair:?}: {other:?}"),
+    };
+    // Cells set in both: their shared 1048 x 1348 cells, about 16/25 of them.
+    assert!(area([0, 1]) > 1048 * 1348 / 2, "{}", area([0, 1]));
+    // About π 700² · 4/5 and π 100² · 4/5 cells.
+    assert!(area([2, 3]) > 1_000_000, "{}", area([2, 3]));
+    assert!(area([4, 5]) > 20_000, "{}", area([4, 5]));
+    assert_eq!(found.len(), 3, "{found:?}");
+}
