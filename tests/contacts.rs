@@ -462,7 +462,11 @@ fn long_contacts_stay_under_the_loop_cap() {
     }
 
     let text = scene(
-        vec![patterned_mask(2048), json!({"circle": 700.0}), regular(256, 100.0)],
+        vec![
+            patterned_mask(2048),
+            json!({"circle": 700.0}),
+            regular(256, 100.0),
+        ],
         vec![
             json!({"shape": 0, "x": 0, "y": 0}),
             json!({"shape": 0, "x": 1000, "y": 700}),
@@ -483,4 +487,22 @@ fn long_contacts_stay_under_the_loop_cap() {
     assert!(area([2, 3]) > 1_000_000, "{}", area([2, 3]));
     assert!(area([4, 5]) > 20_000, "{}", area([4, 5]));
     assert_eq!(found.len(), 3, "{found:?}");
+}
+
+/// A pile with more pairs than the pair buffer first holds: the frame grows its buffers
+/// and runs again, and the contact pass with it.
+#[test]
+fn a_pile_past_the_first_pair_buffer() {
+    let bodies: Vec<Value> = (0..120)
+        .map(|k| {
+            let a = k as f64 * 2.4;
+            let r = (k as f64).sqrt() * 0.05;
+            json!({"shape": k % 2, "x": r * a.cos(), "y": r * a.sin(), "angle": a})
+        })
+        .collect();
+    let found = contacts(
+        "pile",
+        &scene(vec![json!({"circle": 1.0}), rect(1.5, 1.0)], bodies),
+    );
+    assert_eq!(found.len(), 120 * 119 / 2);
 }
