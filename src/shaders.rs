@@ -1,6 +1,8 @@
 //! The WGSL sources of the pipeline stages, each composed as: the shared constants
 //! (from [`crate::packed`]), `shaders/types.wgsl`, `shaders/library.wgsl` for the
-//! stages that read the shape library, then the stage's own file.
+//! stages that read the shape library, then the stage's own file. The contact pass
+//! ([`contact_source`]) runs after a frame's narrow phase, on its pairs, and is composed
+//! after the narrow stage, whose helpers it uses.
 
 use crate::packed::wgsl_constants;
 
@@ -49,4 +51,15 @@ impl Stage {
             own
         )
     }
+}
+
+/// The complete WGSL module of the contact pass (`shaders/contact.wgsl`, run by
+/// `gpu::contact` on the pairs a frame found): the narrow stage's module, whose bindings,
+/// placements and shape helpers it shares, then its own file.
+pub fn contact_source() -> String {
+    format!(
+        "{}\n{}",
+        Stage::Narrow.source(),
+        include_str!("../shaders/contact.wgsl")
+    )
 }

@@ -245,3 +245,102 @@ fn dispatch_size_covers_every_item_within_limits() {
         assert!(threads < items as u64 + (DISPATCH_WIDTH * WORKGROUP_SIZE) as u64);
     }
 }
+
+/// The contact pass's module (the narrow stage's, then `shaders/contact.wgsl`).
+fn contact_module() -> (naga::Module, naga::valid::ModuleInfo) {
+    let source = gpu_collide::shaders::contact_source();
+    let module = naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("contact: {}", e.emit_to_string(&source)));
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("contact: {}", e.emit_to_string(&source)));
+    (module, info)
+}
+
+#[test]
+fn the_contact_pass_binds_exactly_what_each_kernel_uses_by_name() {
+    use gpu_collide::gpu::contact::{BINDINGS, KERNELS};
+    let (module, info) = contact_module();
+    for (entry, bound) in KERNELS {
+        let index = module
+            .entry_points
+            .iter()
+            .position(|e| e.name == *entry)
+            .unwrap_or_else(|| panic!("contact: no entry point {entry}"));
+        let uses = info.get_entry_point(index);
+        let mut used: Vec<u32> = Vec::new();
+        for (handle, var) in module.global_variables.iter() {
+            let (Some(binding), false) = (&var.binding, uses[handle].is_empty()) else {
+                continue;
+            };
+            used.push(binding.binding);
+            let name = var.name.as_deref().unwrap_or_default();
+            let slot = BINDINGS
+                .iter()
+                .find(|(n, _)| *n == binding.binding)
+                .unwrap_or_else(|| {
+                    panic!("contact: binding {} ({name}) in no table", binding.binding)
+                })
+                .1;
+            assert!(
+                slot.wgsl_names().contains(&name),
+                "contact: the host binds {:?} at {}, where the shader reads `{name}`",
+                slot.wgsl_names(),
+                binding.binding
+            );
+        }
+        used.sort_unstable();
+        assert_eq!(&used, bound, "contact: {entry} uses bindings {used:?}");
+    }
+}
+
+#[test]
+fn contact_structs_mirror_wgsl_structs() {
+    use gpu_collide::gpu::contact::{ContactCounters, GpuContact};
+    let (module, _) = contact_module();
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layout");
+    let layout = |name: &str| -> (u32, Vec<u32>) {
+        let (handle, ty) = module
+            .types
+            .iter()
+            .find(|(_, ty)| ty.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no WGSL struct {name}"));
+        let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+            panic!("{name} is no struct");
+        };
+        (
+            layouter[handle].size,
+            members.iter().map(|m| m.offset).collect(),
+        )
+    };
+    assert_eq!(
+        layout("ContactOut"),
+        (
+            size_of::<GpuContact>() as u32,
+            vec![
+                offset_of!(GpuContact, normal) as u32,
+                offset_of!(GpuContact, depth) as u32,
+                offset_of!(GpuContact, area) as u32
+            ]
+        )
+    );
+    let (size, offsets) = layout("ContactCounters");
+    assert_eq!(size as usize, size_of::<ContactCounters>());
+    assert_eq!(
+        offsets[..5],
+        [
+            offset_of!(ContactCounters, pairs) as u32,
+            offset_of!(ContactCounters, long_pairs) as u32,
+            offset_of!(ContactCounters, tasks) as u32,
+            offset_of!(ContactCounters, long_capacity) as u32,
+            offset_of!(ContactCounters, task_capacity) as u32
+        ]
+    );
+    // The long pairs and their chunks are 16 bytes each, as the host sizes them.
+    assert_eq!(layout("ContactLong").0, 16);
+    assert_eq!(layout("ContactTask").0, 16);
+}

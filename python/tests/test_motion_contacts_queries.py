@@ -335,8 +335,13 @@ def test_the_gpu_backend_refuses_what_it_does_not_answer_yet():
         collider.find_pairs(ids, positions, velocities=moving)
     with pytest.raises(NotImplementedError, match=r"^swept pairs is not implemented on the gpu backend"):
         collider.find_swept_pairs(ids, positions, moving)
-    with pytest.raises(NotImplementedError, match=r"^contacts is not implemented on the gpu backend"):
-        collider.find_contacts(ids, positions)
+    # Contacts the gpu answers as the cpu does.
+    contacts = collider.find_contacts(ids, positions)
+    expected = Collider([SQUARE], backend="cpu").find_contacts(ids, positions)
+    assert contacts.pairs.tolist() == expected.pairs.tolist() == [[0, 1]]
+    assert np.allclose(contacts.normals, expected.normals, atol=0.01)
+    assert np.allclose(contacts.depths, expected.depths, atol=0.01)
+    assert contacts.areas.tolist() == expected.areas.tolist()
     with pytest.raises(NotImplementedError, match=r"^queries is not implemented on the gpu backend"):
         collider.query(ids, positions, points=[[0, 0]])
     # The collider still works after refusing.

@@ -18,6 +18,7 @@ use wgpu::util::DeviceExt;
 use std::sync::Arc;
 
 use super::buffers::{check_binding, grown, Buffers, Capacity};
+use super::contact::{ContactState, GpuContact};
 use super::pending::Frames;
 use super::readback::read_mapped;
 use super::record::Recordings;
@@ -27,6 +28,7 @@ use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::cell_size::choose_grid;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
+use crate::contact::Contact;
 use crate::error::Error;
 use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
@@ -75,6 +77,8 @@ pub struct GpuCollider {
     pub(crate) frames: Frames,
     /// Frames recorded into the caller's encoders (`super::record`).
     pub(crate) recordings: Recordings,
+    /// The contact pass, built on the first `find_contacts` (`super::contact`).
+    pub(crate) contact: ContactState,
 }
 
 #[derive(Debug)]
@@ -100,6 +104,8 @@ pub(crate) struct FrameResult {
     pub(crate) pairs: Vec<Pair>,
     /// Milliseconds of bounds, broad and narrow on the GPU, when timed.
     pub(crate) stage_ms: Option<[f64; 3]>,
+    /// The stored pairs' contacts, in the same order, when the contact pass ran.
+    pub(crate) contacts: Vec<GpuContact>,
 }
 
 /// Where things sit in the readback buffer: counters, stage stamps, then pairs.
@@ -156,6 +162,7 @@ impl GpuCollider {
                 library_bases: (vertex_base, word_base),
                 frames: Frames::default(),
                 recordings: Recordings::default(),
+                contact: ContactState::default(),
             })
         })
     }
@@ -247,6 +254,7 @@ impl GpuCollider {
             counters,
             pairs,
             stage_ms,
+            contacts: Vec::new(),
         }
     }
 
@@ -259,10 +267,26 @@ impl GpuCollider {
         limit: u32,
         readback: &wgpu::Buffer,
     ) -> wgpu::SubmissionIndex {
-        let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("frame"),
-        });
+        let mut encoder =
+            self.context
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("frame"),
+                });
+        self.encode_run_with_copies(&mut encoder, bodies, lookers, limit, readback);
+        self.context.queue.submit([encoder.finish()])
+    }
+
+    /// Records the three stages as `submit_run` describes, and the copies into `readback`.
+    pub(crate) fn encode_run_with_copies(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        bodies: u32,
+        lookers: (u32, u32),
+        limit: u32,
+        readback: &wgpu::Buffer,
+    ) {
+        let b = &self.buffers;
         let run = Run {
             bodies,
             lookers,
@@ -271,13 +295,12 @@ impl GpuCollider {
             timed: true,
             publish: false,
         };
-        self.encode_run(&mut encoder, &run);
+        self.encode_run(encoder, &run);
         encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
         if let Some(timer) = &self.timer {
-            timer.resolve(&mut encoder, readback, STAMPS_AT);
+            timer.resolve(encoder, readback, STAMPS_AT);
         }
         encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
-        queue.submit([encoder.finish()])
     }
 
     /// Writes the run's parameters (through the queue, so they apply at its next
@@ -422,6 +445,16 @@ impl GpuCollider {
     }
 
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let (pairs, _) = self.find_frame(bodies)?;
+        Ok(sorted_pairs(pairs))
+    }
+
+    /// The pairs of the frame, unsorted, and when the contact pass is active their
+    /// contacts, in the same order.
+    pub(crate) fn find_frame(
+        &mut self,
+        bodies: &[Body],
+    ) -> Result<(Vec<Pair>, Vec<GpuContact>), Error> {
         // The upload is timed with the growth of the body buffers it may need.
         let start = Instant::now();
         let count = self.prepare(bodies)?;
@@ -439,7 +472,7 @@ impl GpuCollider {
                 readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
             }),
         };
-        Ok(sorted_pairs(found.pairs))
+        Ok((found.pairs, found.contacts))
     }
 
     /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find: in one run
@@ -456,7 +489,11 @@ impl GpuCollider {
             let remaining = self.max_pairs.saturating_sub(found.candidates);
             // At most 2^31, so no counter on the GPU can wrap around.
             let limit = remaining.min(1 << 31) as u32;
-            let frame = self.run(count, lookers, limit)?;
+            let frame = if self.contact.active {
+                self.run_with_contacts(count, lookers, limit)?
+            } else {
+                self.run(count, lookers, limit)?
+            };
             let c = frame.counters;
 
             if c.unfinished > 0 {
@@ -520,6 +557,7 @@ impl GpuCollider {
             {
                 found.candidates += c.candidates as u64;
                 found.pairs.extend(frame.pairs);
+                found.contacts.extend(frame.contacts);
                 found.stage_ms = match (found.stage_ms, frame.stage_ms) {
                     (Some(a), Some(b)) => Some(std::array::from_fn(|k| a[k] + b[k])),
                     (_, b) => b,
@@ -601,6 +639,8 @@ struct Found {
     candidates: u64,
     pairs: Vec<Pair>,
     stage_ms: Option<[f64; 3]>,
+    /// The pairs' contacts, in the same order, when the contact pass runs.
+    contacts: Vec<GpuContact>,
 }
 
 impl Collider for GpuCollider {
@@ -612,6 +652,15 @@ impl Collider for GpuCollider {
         }
         let context = self.context.clone();
         context.scoped(|| self.find_pairs_checked(bodies))
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        self.library.check_bodies(bodies)?;
+        if bodies.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let context = self.context.clone();
+        context.scoped(|| self.contacts_checked(bodies))
     }
 
     fn describe(&self) -> String {

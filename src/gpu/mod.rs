@@ -7,6 +7,7 @@ pub mod broad;
 mod buffers;
 pub use buffers::Slot;
 mod collider;
+pub mod contact;
 pub mod narrow;
 mod pending;
 pub mod readback;
@@ -38,6 +39,8 @@ pub struct GpuContext {
     uncaptured: Arc<Mutex<Vec<String>>>,
     /// The stages' pipelines, compiled once per device on first use and shared by all colliders.
     pipelines: Arc<OnceLock<Arc<Pipelines>>>,
+    /// The contact pass's pipelines, compiled on the first `find_contacts` (`contact`).
+    contact_pipelines: Arc<OnceLock<Arc<Vec<wgpu::ComputePipeline>>>>,
 }
 
 /// The compiled pipelines of every stage.
@@ -174,6 +177,7 @@ impl GpuContext {
             queue,
             uncaptured: Arc::default(),
             pipelines: Arc::default(),
+            contact_pipelines: Arc::default(),
         })
     }
 
@@ -215,6 +219,7 @@ impl GpuContext {
             adapter: info,
             uncaptured,
             pipelines: Arc::default(),
+            contact_pipelines: Arc::default(),
         })
     }
 
@@ -243,6 +248,13 @@ impl GpuContext {
                     ),
                 })
             })
+            .clone()
+    }
+
+    /// The contact pass's pipelines, compiled on first use.
+    pub(crate) fn contact_pipelines(&self) -> Arc<Vec<wgpu::ComputePipeline>> {
+        self.contact_pipelines
+            .get_or_init(|| Arc::new(contact::compile(&self.device)))
             .clone()
     }
 

@@ -254,6 +254,7 @@ impl GpuCollider {
             counters: c,
             pairs,
             stage_ms,
+            ..
         } = result?;
         let [candidates, pair_room, deferred, long_pairs, tasks] = work.room;
         let clean = c.unfinished == 0
