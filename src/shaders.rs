@@ -1,8 +1,9 @@
 //! The WGSL sources of the pipeline stages, each composed as: the shared constants
 //! (from [`crate::packed`]), `shaders/types.wgsl`, `shaders/library.wgsl` for the
-//! stages that read the shape library, then the stage's own file. The contact pass
-//! ([`contact_source`]) runs after a frame's narrow phase, on its pairs, and is composed
-//! after the narrow stage, whose helpers it uses.
+//! stages that read the shape library, `shaders/grid.wgsl` for those that build or read
+//! the grid, then the stage's own file. The contact pass ([`contact_source`]) runs after
+//! a frame's narrow phase, on its pairs, and is composed after the narrow stage, whose
+//! helpers it uses.
 
 use crate::packed::wgsl_constants;
 
@@ -16,11 +17,17 @@ pub enum Stage {
     Broad,
     /// Exact tests of the candidates.
     Narrow,
+    /// Batched ray, point and box queries through the grid ([`crate::Collider::query`]);
+    /// not a stage of the pair pipeline, so not in [`Stage::ALL`].
+    Query,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
     pub const ALL: [Stage; 3] = [Stage::Bounds, Stage::Broad, Stage::Narrow];
+
+    /// Every WGSL module: the pipeline's stages, then the queries.
+    pub const MODULES: [Stage; 4] = [Stage::Bounds, Stage::Broad, Stage::Narrow, Stage::Query];
 
     /// The stage's name, which is also its file name and main entry point.
     pub fn name(self) -> &'static str {
@@ -28,6 +35,7 @@ impl Stage {
             Stage::Bounds => "bounds",
             Stage::Broad => "broad",
             Stage::Narrow => "narrow",
+            Stage::Query => "query",
         }
     }
 
@@ -37,17 +45,23 @@ impl Stage {
             Stage::Bounds => include_str!("../shaders/bounds.wgsl"),
             Stage::Broad => include_str!("../shaders/broad.wgsl"),
             Stage::Narrow => include_str!("../shaders/narrow.wgsl"),
+            Stage::Query => include_str!("../shaders/query.wgsl"),
         };
         // The stages that read the shape library get its accessors.
         let library = match self {
-            Stage::Bounds | Stage::Narrow => include_str!("../shaders/library.wgsl"),
+            Stage::Bounds | Stage::Narrow | Stage::Query => include_str!("../shaders/library.wgsl"),
             Stage::Broad => "",
         };
+        let grid = match self {
+            Stage::Broad | Stage::Query => include_str!("../shaders/grid.wgsl"),
+            Stage::Bounds | Stage::Narrow => "",
+        };
         format!(
-            "{}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{}\n{}",
             wgsl_constants(),
             include_str!("../shaders/types.wgsl"),
             library,
+            grid,
             own
         )
     }

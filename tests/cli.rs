@@ -332,7 +332,7 @@ fn max_pairs_refuses_a_pile_past_it_on_every_backend_and_answers_under_it() {
 }
 
 /// The 1.1 commands the gpu backend answers; it refuses the others clearly, for now.
-const GPU_ANSWERS_1_1: &[&str] = &["contacts"];
+const GPU_ANSWERS_1_1: &[&str] = &["contacts", "query"];
 
 /// Runs `args` on the spec's 1.1 example with the cpu backend and returns its JSON; with
 /// the gpu backend (where there is one), checks it gives the same answer (within 1e-4)
@@ -424,6 +424,19 @@ fn query_answers_the_spec_example() {
         "boxes": [[0]]
     });
     assert!(json_close(&value, &expected, 1e-4), "{value}");
+    let backends: &[&str] = if gpu().is_some() {
+        &["cpu", "gpu"]
+    } else {
+        &["cpu"]
+    };
+    if gpu().is_some() {
+        let path = write_scene("spec-1.1.json", SPEC_EXAMPLE_1_1);
+        let out = run(&["query", &path, "--backend", "gpu"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "query gpu: {stderr}");
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert!(json_close(&value, &expected, 1e-4), "gpu: {value}");
+    }
     // A scene without queries answers with empty lists; a miss is null, a start inside
     // has a null normal.
     let path = write_scene(
@@ -431,17 +444,20 @@ fn query_answers_the_spec_example() {
         r#"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0}],
             "rays": [{"x": 5, "y": 5, "dx": 1, "dy": 0}, {"x": 0, "y": 0, "dx": 1, "dy": 0}]}"#,
     );
-    let out = run(&["query", &path, "--backend", "cpu"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(
-        value,
-        serde_json::json!({"rays": [null, {"body": 0, "t": 0.0, "normal": null}], "points": [], "boxes": []})
-    );
+    for backend in backends {
+        let out = run(&["query", &path, "--backend", backend]);
+        assert!(
+            out.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(
+            value,
+            serde_json::json!({"rays": [null, {"body": 0, "t": 0.0, "normal": null}], "points": [], "boxes": []}),
+            "{backend}"
+        );
+    }
     // A query breaking a rule is refused naming it, with status 1.
     let path = write_scene(
         "bad-ray.json",
@@ -466,8 +482,12 @@ fn answers_stay_writable_where_f32_overflows() {
             "bodies": [{"shape": 0, "x": 0, "y": 0}, {"shape": 0, "x": 1e30, "y": 0}],
             "rays": [{"x": -3e38, "y": 0, "dx": 3e38, "dy": 1e-30}]}"#,
     );
-    for command_name in ["contacts", "query"] {
-        let out = run(&[command_name, &path, "--backend", "cpu"]);
+    let mut runs = vec![("contacts", "cpu"), ("query", "cpu")];
+    if gpu().is_some() {
+        runs.push(("query", "gpu"));
+    }
+    for (command_name, backend) in runs {
+        let out = run(&[command_name, &path, "--backend", backend]);
         assert!(
             out.status.success(),
             "{}",

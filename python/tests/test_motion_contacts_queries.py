@@ -342,7 +342,12 @@ def test_the_gpu_backend_refuses_what_it_does_not_answer_yet():
     assert np.allclose(contacts.normals, expected.normals, atol=0.01)
     assert np.allclose(contacts.depths, expected.depths, atol=0.01)
     assert contacts.areas.tolist() == expected.areas.tolist()
-    with pytest.raises(NotImplementedError, match=r"^queries is not implemented on the gpu backend"):
-        collider.query(ids, positions, points=[[0, 0]])
+    # Queries the gpu answers, as the cpu does.
+    gpu_hits = collider.query(ids, positions, points=[[0, 0]], rays=[[-5, 0.5, 10, 0]])
+    cpu_hits = Collider([SQUARE], backend="cpu").query(ids, positions, points=[[0, 0]], rays=[[-5, 0.5, 10, 0]])
+    assert gpu_hits.point_bodies.tolist() == cpu_hits.point_bodies.tolist()
+    assert gpu_hits.point_offsets.tolist() == cpu_hits.point_offsets.tolist()
+    assert gpu_hits.ray_body.tolist() == cpu_hits.ray_body.tolist()
+    assert np.allclose(gpu_hits.ray_t, cpu_hits.ray_t, atol=1e-5)
     # The collider still works after refusing.
     assert collider.find_pairs(ids, positions).tolist() == [[0, 1]]

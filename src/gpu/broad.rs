@@ -59,14 +59,25 @@ pub(crate) fn dispatch(
     buckets: u32,
     lookers: (u32, u32),
 ) {
+    dispatch_grid(kernels, pass, groups, bodies, buckets);
+    let per_looker = dispatch_size(lookers.1 - lookers.0);
+    kernels.dispatch(pass, groups, 3, per_looker);
+    kernels.dispatch(pass, groups, 4, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
+}
+
+/// The counting sort alone (the first three kernels), for `bodies` bodies and `buckets`
+/// buckets: the grid the queries read (`super::query`).
+pub(crate) fn dispatch_grid(
+    kernels: &StageKernels,
+    pass: &mut wgpu::ComputePass,
+    groups: &StageGroups,
+    bodies: u32,
+    buckets: u32,
+) {
     let per_body = dispatch_size(bodies);
     let per_bucket_run = dispatch_size(buckets / BUCKETS_PER_THREAD);
-    let per_looker = dispatch_size(lookers.1 - lookers.0);
-    for (k, size) in [per_body, per_bucket_run, per_body, per_looker, (1, 1)]
-        .into_iter()
-        .enumerate()
-    {
+    for (k, size) in [per_body, per_bucket_run, per_body].into_iter().enumerate() {
         kernels.dispatch(pass, groups, k, size);
     }
-    kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
 }

@@ -79,6 +79,20 @@ pub enum Slot {
     Header,
     /// The caller's buffer of bodies (`GpuCollider::record_from_buffer`), bound frame by frame.
     Source,
+    /// The queries' own buffers (`super::query::QueryBuffers`), made by the first batch.
+    QueryParams,
+    /// See [`Slot::QueryParams`].
+    Queries,
+    /// See [`Slot::QueryParams`].
+    QueryTasks,
+    /// See [`Slot::QueryParams`].
+    QueryPieces,
+    /// See [`Slot::QueryParams`].
+    QueryCounters,
+    /// See [`Slot::QueryParams`].
+    QueryHits,
+    /// See [`Slot::QueryParams`].
+    RayAnswers,
 }
 
 impl Slot {
@@ -105,12 +119,20 @@ impl Slot {
             Slot::DispatchArgs => &["dispatch_args"],
             Slot::Header => &["header"],
             Slot::Source => &["source"],
+            Slot::QueryParams => &["query_params"],
+            Slot::Queries => &["queries"],
+            Slot::QueryTasks => &["query_tasks"],
+            Slot::QueryPieces => &["query_pieces"],
+            Slot::QueryCounters => &["query_counters"],
+            Slot::QueryHits => &["query_hits"],
+            Slot::RayAnswers => &["ray_answers"],
         }
     }
 }
 
 impl Buffers {
-    /// The buffer in `slot`; `None` for the caller's, which is bound frame by frame.
+    /// The buffer in `slot`; `None` for the caller's, which is bound frame by frame, and
+    /// for the queries' own.
     pub(crate) fn get(&self, slot: Slot) -> Option<&wgpu::Buffer> {
         match slot {
             Slot::Params => Some(&self.params),
@@ -131,7 +153,14 @@ impl Buffers {
             Slot::Tasks => Some(&self.tasks),
             Slot::DispatchArgs => Some(&self.dispatch_args),
             Slot::Header => Some(&self.header),
-            Slot::Source => None,
+            Slot::Source
+            | Slot::QueryParams
+            | Slot::Queries
+            | Slot::QueryTasks
+            | Slot::QueryPieces
+            | Slot::QueryCounters
+            | Slot::QueryHits
+            | Slot::RayAnswers => None,
         }
     }
 }

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use super::buffers::{check_binding, grown, Buffers, Capacity};
 use super::contact::{ContactState, GpuContact};
 use super::pending::Frames;
+use super::query::QueryBuffers;
 use super::readback::read_mapped;
 use super::record::Recordings;
 use super::timing::{StageTimer, STAMP_BYTES};
@@ -36,6 +37,7 @@ use crate::packed::{
     BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, MAX_BODIES,
     NO_SOURCE_ANGLE,
 };
+use crate::query::{QueryAnswers, QueryBatch};
 use crate::shaders::Stage;
 
 /// Finds colliding pairs with the WGSL pipeline.
@@ -79,6 +81,8 @@ pub struct GpuCollider {
     pub(crate) recordings: Recordings,
     /// The contact pass, built on the first `find_contacts` (`super::contact`).
     pub(crate) contact: ContactState,
+    /// The queries' buffers, made by the first batch (`super::query`).
+    pub(crate) query_buffers: Option<QueryBuffers>,
 }
 
 #[derive(Debug)]
@@ -163,6 +167,7 @@ impl GpuCollider {
                 frames: Frames::default(),
                 recordings: Recordings::default(),
                 contact: ContactState::default(),
+                query_buffers: None,
             })
         })
     }
@@ -204,13 +209,41 @@ impl GpuCollider {
     /// a sample of the positions `with_positions` (the transforms just uploaded), from
     /// the shapes' sizes alone otherwise (positions in a buffer of the caller's).
     pub(crate) fn upload_infos(&mut self, bodies: &[Body], with_positions: bool) {
+        self.upload_infos_as(bodies, with_positions, false);
+    }
+
+    /// Uploads this frame's transforms and the bodies' infos as queries see them: with
+    /// every mask opened (a query's own mask decides), so that the grid holds every body
+    /// with a layer. A pair frame after it sees infos that differ and uploads its own.
+    pub(crate) fn upload_query_bodies(&mut self, bodies: &[Body]) {
+        update_transforms(bodies, &mut self.transforms, &mut self.angles);
+        self.context.queue.write_buffer(
+            &self.buffers.transforms,
+            0,
+            bytemuck::cast_slice(&self.transforms),
+        );
+        self.upload_infos_as(bodies, true, true);
+    }
+
+    /// [`Self::upload_infos`], with every mask opened when `open_masks`.
+    fn upload_infos_as(&mut self, bodies: &[Body], with_positions: bool, open_masks: bool) {
         self.infos.clear();
         // The shape kinds go along for the narrow phase's bins (BodyInfo::kind).
         let shapes = &self.library.shapes;
         self.infos
-            .par_extend(bodies.par_iter().with_min_len(8192).map(|body| BodyInfo {
-                kind: shapes[body.shape as usize].kind,
-                ..body_info(body)
+            .par_extend(bodies.par_iter().with_min_len(8192).map(|body| {
+                let info = BodyInfo {
+                    kind: shapes[body.shape as usize].kind,
+                    ..body_info(body)
+                };
+                if open_masks {
+                    BodyInfo {
+                        mask: u32::MAX,
+                        ..info
+                    }
+                } else {
+                    info
+                }
             }));
         if self.infos != self.uploaded_infos {
             let queue = &self.context.queue;
@@ -306,6 +339,71 @@ impl GpuCollider {
     /// Writes the run's parameters (through the queue, so they apply at its next
     /// submission) and records its three stages into `encoder`.
     pub(crate) fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, run: &Run) {
+        let bucket_count = self.begin_run(encoder, run);
+        // Bins by kind pair pay once candidates are many; the last frame's count says.
+        let binned = self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64;
+        let timer = self.timer.as_ref().filter(|_| run.timed);
+        // One pass per stage, so that each can be timed.
+        let p = &self.pipelines;
+        let b = &self.buffers;
+        for (k, stage) in Stage::ALL.into_iter().enumerate() {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(stage.name()),
+                timestamp_writes: timer.map(|t| t.pass_writes(k as u32)),
+            });
+            let g = &self.groups;
+            match stage {
+                Stage::Bounds => bounds::dispatch(
+                    &p.bounds,
+                    &mut pass,
+                    &g.bounds,
+                    run.bodies,
+                    run.source.as_ref().map(|s| &s.group),
+                ),
+                Stage::Broad => broad::dispatch(
+                    &p.broad,
+                    &mut pass,
+                    &g.broad,
+                    b,
+                    run.bodies,
+                    bucket_count,
+                    run.lookers,
+                ),
+                Stage::Narrow => {
+                    narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned, run.publish)
+                }
+                // Not a stage of the pair pipeline (see `super::query`).
+                Stage::Query => {}
+            }
+        }
+    }
+
+    /// Records bounds and the grid's counting sort alone (`assign_cells`,
+    /// `allocate_buckets`, `scatter_cells`) for `bodies` bodies: what the queries read
+    /// (`super::query`), with the infos they uploaded.
+    pub(crate) fn encode_grid(&self, encoder: &mut wgpu::CommandEncoder, bodies: u32) {
+        let run = Run {
+            bodies,
+            lookers: (0, 0),
+            limit: 0,
+            source: None,
+            timed: false,
+            publish: false,
+        };
+        let bucket_count = self.begin_run(encoder, &run);
+        let (p, g) = (&self.pipelines, &self.groups);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("query grid"),
+            timestamp_writes: None,
+        });
+        bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies, None);
+        broad::dispatch_grid(&p.broad, &mut pass, &g.broad, bodies, bucket_count);
+    }
+
+    /// Writes the run's parameters (through the queue, so they apply at its next
+    /// submission) and records the clearing of the counters and the grid; the grid's
+    /// bucket count.
+    fn begin_run(&self, encoder: &mut wgpu::CommandEncoder, run: &Run) -> u32 {
         let (queue, b) = (&self.context.queue, &self.buffers);
         // The table scales with this frame's bodies, within the buffer sized for the capacity.
         let bucket_count = self
@@ -344,41 +442,8 @@ impl GpuCollider {
             0,
             Some(bucket_count as u64 * size_of::<Bucket>() as u64),
         );
-        // Bins by kind pair pay once candidates are many; the last frame's count says.
-        let binned = self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64;
-        let timer = self.timer.as_ref().filter(|_| run.timed);
-        // One pass per stage, so that each can be timed.
-        let p = &self.pipelines;
-        for (k, stage) in Stage::ALL.into_iter().enumerate() {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(stage.name()),
-                timestamp_writes: timer.map(|t| t.pass_writes(k as u32)),
-            });
-            let g = &self.groups;
-            match stage {
-                Stage::Bounds => bounds::dispatch(
-                    &p.bounds,
-                    &mut pass,
-                    &g.bounds,
-                    run.bodies,
-                    run.source.as_ref().map(|s| &s.group),
-                ),
-                Stage::Broad => broad::dispatch(
-                    &p.broad,
-                    &mut pass,
-                    &g.broad,
-                    b,
-                    run.bodies,
-                    bucket_count,
-                    run.lookers,
-                ),
-                Stage::Narrow => {
-                    narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned, run.publish)
-                }
-            }
-        }
+        bucket_count
     }
-
     /// The most items of `item_bytes` bytes one storage binding of this device holds.
     fn binding_items(&self, item_bytes: usize) -> u32 {
         let limits = self.context.device.limits();
@@ -661,6 +726,13 @@ impl Collider for GpuCollider {
         }
         let context = self.context.clone();
         context.scoped(|| self.contacts_checked(bodies))
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        batch.validate()?;
+        self.library.check_bodies(bodies)?;
+        let context = self.context.clone();
+        context.scoped(|| self.query_checked(bodies, batch))
     }
 
     fn describe(&self) -> String {

@@ -10,6 +10,7 @@ mod collider;
 pub mod contact;
 pub mod narrow;
 mod pending;
+pub mod query;
 pub mod readback;
 mod record;
 mod timing;
@@ -49,6 +50,7 @@ pub(crate) struct Pipelines {
     pub(crate) bounds: StageKernels,
     pub(crate) broad: StageKernels,
     pub(crate) narrow: StageKernels,
+    pub(crate) query: StageKernels,
 }
 
 impl GpuContext {
@@ -246,6 +248,12 @@ impl GpuContext {
                         narrow::KERNELS,
                         narrow::BINDINGS,
                     ),
+                    query: StageKernels::new(
+                        &self.device,
+                        Stage::Query,
+                        query::KERNELS,
+                        query::BINDINGS,
+                    ),
                 })
             })
             .clone()
@@ -387,6 +395,7 @@ pub fn binding_names() -> Vec<(Stage, u32, &'static [&'static str])> {
         (Stage::Bounds, bounds::BINDINGS),
         (Stage::Broad, broad::BINDINGS),
         (Stage::Narrow, narrow::BINDINGS),
+        (Stage::Query, query::BINDINGS),
     ]
     .into_iter()
     .flat_map(|(stage, table)| {
@@ -404,6 +413,7 @@ pub fn kernel_bindings() -> Vec<(Stage, &'static str, &'static [u32])> {
         (Stage::Bounds, bounds::KERNELS),
         (Stage::Broad, broad::KERNELS),
         (Stage::Narrow, narrow::KERNELS),
+        (Stage::Query, query::KERNELS),
     ]
     .into_iter()
     .flat_map(|(stage, kernels)| kernels.iter().map(move |k| (stage, k.entry, k.bindings)))
@@ -511,6 +521,34 @@ impl StageKernels {
         })
     }
 
+    /// The bind group of kernel `k` with the buffer `resolve` gives for each slot (for
+    /// the queries, whose buffers are not the collider's [`buffers::Buffers`]).
+    pub(crate) fn bind_with<'a>(
+        &self,
+        device: &wgpu::Device,
+        k: usize,
+        resolve: impl Fn(Slot) -> Option<&'a wgpu::Buffer>,
+    ) -> wgpu::BindGroup {
+        let kernel = &self.kernels[k];
+        let entries: Vec<wgpu::BindGroupEntry> = kernel
+            .bindings
+            .iter()
+            // As in bind_one: a missing buffer is left out for wgpu's validation to report.
+            .filter_map(|&binding| {
+                let buffer = resolve(self.slot(binding)?)?;
+                Some(wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                })
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(kernel.entry),
+            layout: &self.pipelines[k].get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
     /// The buffer at `binding` in this stage's table.
     fn slot(&self, binding: u32) -> Option<Slot> {
         self.table
@@ -543,6 +581,11 @@ impl StageKernels {
         pass.set_pipeline(&self.pipelines[k]);
         pass.set_bind_group(0, group, &[]);
         pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// The pipeline of kernel `k`.
+    pub(crate) fn pipeline(&self, k: usize) -> &wgpu::ComputePipeline {
+        &self.pipelines[k]
     }
 
     /// Dispatches kernel `k` with the workgroup counts the GPU wrote into slot `slot`
