@@ -332,14 +332,28 @@ fn max_pairs_refuses_a_pile_past_it_on_every_backend_and_answers_under_it() {
 }
 
 /// Runs `args` on the spec's 1.1 example with the cpu backend and returns its JSON; with
-/// the gpu backend (where there is one), checks it refuses clearly, for now.
+/// the gpu backend (where there is one), checks it gives the same answer (`pairs`, swept)
+/// or refuses clearly (the others, for now).
 fn answer_1_1(command_name: &str) -> serde_json::Value {
     let path = write_scene("spec-1.1.json", SPEC_EXAMPLE_1_1);
     let out = run(&[command_name, &path, "--backend", "cpu"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{command_name}: {stderr}");
     assert_clean_stderr(command_name, &stderr);
-    if gpu().is_some() {
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    if gpu().is_some() && command_name == "pairs" {
+        let on_gpu = run(&[command_name, &path, "--backend", "gpu"]);
+        let stderr = String::from_utf8_lossy(&on_gpu.stderr);
+        assert!(on_gpu.status.success(), "{command_name} gpu: {stderr}");
+        assert_clean_stderr(command_name, &stderr);
+        let gpu_value: serde_json::Value =
+            serde_json::from_slice(&on_gpu.stdout).expect("JSON on stdout");
+        // Times within the format's tolerance (0.01 / |v| with |v| = 30, plus 1e-4).
+        assert!(
+            json_close(&gpu_value, &value, 0.01 / 30.0 + 1e-4),
+            "gpu {gpu_value} vs cpu {value}"
+        );
+    } else if gpu().is_some() {
         let refused = run(&[command_name, &path, "--backend", "gpu"]);
         let message = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(
@@ -353,7 +367,7 @@ fn answer_1_1(command_name: &str) -> serde_json::Value {
         );
         assert!(refused.stdout.is_empty());
     }
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+    value
 }
 
 #[test]

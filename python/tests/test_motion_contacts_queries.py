@@ -331,10 +331,16 @@ def test_the_gpu_backend_refuses_what_it_does_not_answer_yet():
     moving = [[0, 0], [3, 0]]
     assert collider.find_pairs(ids, positions).tolist() == [[0, 1]]
     assert collider.find_pairs(ids, positions, velocities=np.zeros((2, 2))).tolist() == [[0, 1]]
-    with pytest.raises(NotImplementedError, match=r"not implemented on the gpu backend yet; use the cpu backend"):
-        collider.find_pairs(ids, positions, velocities=moving)
-    with pytest.raises(NotImplementedError, match=r"^swept pairs is not implemented on the gpu backend"):
-        collider.find_swept_pairs(ids, positions, moving)
+    # Swept pairs: the gpu answers like the cpu.
+    assert collider.find_pairs(ids, positions, velocities=moving).tolist() == [[0, 1]]
+    cpu_swept = Collider([SQUARE], backend="cpu").find_swept_pairs(ids, positions, moving)
+    gpu_swept = collider.find_swept_pairs(ids, positions, moving)
+    assert gpu_swept.pairs.tolist() == cpu_swept.pairs.tolist() == [[0, 1]]
+    assert np.allclose(gpu_swept.toi, cpu_swept.toi, atol=1e-4)
+    _, bodies = example()
+    gpu_bullet = Collider([Circle(1.0), Polygon([(-4, -1), (4, -1), (4, 1), (-4, 1)])], backend="gpu")
+    bullet = gpu_bullet.find_swept_pairs(velocities=[[30, 0], [0, 0]], **bodies)
+    assert bullet.pairs.tolist() == [[0, 1]] and abs(float(bullet.toi[0]) - 13 / 30) <= 0.01 / 30 + 1e-4
     with pytest.raises(NotImplementedError, match=r"^contacts is not implemented on the gpu backend"):
         collider.find_contacts(ids, positions)
     with pytest.raises(NotImplementedError, match=r"^queries is not implemented on the gpu backend"):

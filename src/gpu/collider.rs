@@ -28,11 +28,12 @@ use crate::body::Body;
 use crate::cell_size::choose_grid;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
+use crate::motion::SweptPair;
 use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::packed::{
-    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, MAX_BODIES,
-    NO_SOURCE_ANGLE,
+    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, SweptLongPair,
+    MAX_BODIES, NO_SOURCE_ANGLE,
 };
 use crate::shaders::Stage;
 
@@ -98,6 +99,8 @@ impl Groups {
 pub(crate) struct FrameResult {
     pub(crate) counters: Counters,
     pub(crate) pairs: Vec<Pair>,
+    /// In a frame with motion, each stored pair's time of impact (`super::sweep`).
+    pub(crate) tois: Vec<f32>,
     /// Milliseconds of bounds, broad and narrow on the GPU, when timed.
     pub(crate) stage_ms: Option<[f64; 3]>,
 }
@@ -183,7 +186,7 @@ impl GpuCollider {
     }
 
     /// Uploads this frame's transforms, and the infos if they changed.
-    fn upload_bodies(&mut self, bodies: &[Body]) {
+    pub(crate) fn upload_bodies(&mut self, bodies: &[Body]) {
         update_transforms(bodies, &mut self.transforms, &mut self.angles);
         self.context.queue.write_buffer(
             &self.buffers.transforms,
@@ -219,13 +222,23 @@ impl GpuCollider {
 
     /// Runs the three stages once, with bodies `lookers` looking for partners, and reads
     /// back the counters and the stored pairs.
-    fn run(&self, bodies: u32, lookers: (u32, u32), limit: u32) -> Result<FrameResult, Error> {
+    /// With `swept`, the swept pairs of a frame with motion, and their times of impact.
+    fn run(
+        &self,
+        bodies: u32,
+        lookers: (u32, u32),
+        limit: u32,
+        swept: bool,
+    ) -> Result<FrameResult, Error> {
         let b = &self.buffers;
-        let _ = self.submit_run(bodies, lookers, limit, &b.readback);
+        let _ = self.submit_run(bodies, lookers, limit, &b.readback, swept);
         let pair_capacity = self.capacity.pairs;
-        let result = read_mapped(&self.context.device, &b.readback, |bytes| {
+        let mut result = read_mapped(&self.context.device, &b.readback, |bytes| {
             self.frame_result(bytes, pair_capacity)
         })?;
+        if swept {
+            result.tois = self.read_tois(result.pairs.len())?;
+        }
         self.context.check_uncaptured()?;
         Ok(result)
     }
@@ -246,18 +259,21 @@ impl GpuCollider {
         FrameResult {
             counters,
             pairs,
+            tois: Vec::new(),
             stage_ms,
         }
     }
 
     /// Records the three stages once, as `run` describes, with the counters, stage times
-    /// and pairs copied into `readback`, and submits them; returns at once.
+    /// and pairs copied into `readback` (and with `swept` the times of impact into the
+    /// buffers' own `toi_readback`), and submits them; returns at once.
     pub(crate) fn submit_run(
         &self,
         bodies: u32,
         lookers: (u32, u32),
         limit: u32,
         readback: &wgpu::Buffer,
+        swept: bool,
     ) -> wgpu::SubmissionIndex {
         let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -270,6 +286,7 @@ impl GpuCollider {
             source: None,
             timed: true,
             publish: false,
+            swept,
         };
         self.encode_run(&mut encoder, &run);
         encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
@@ -277,6 +294,9 @@ impl GpuCollider {
             timer.resolve(&mut encoder, readback, STAMPS_AT);
         }
         encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
+        if swept {
+            encoder.copy_buffer_to_buffer(&b.tois, 0, &b.toi_readback, 0, b.tois.size());
+        }
         queue.submit([encoder.finish()])
     }
 
@@ -311,6 +331,7 @@ impl GpuCollider {
             source_stride,
             source_position,
             source_angle,
+            swept: run.swept as u32,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&b.counters, 0, None);
@@ -348,9 +369,15 @@ impl GpuCollider {
                     bucket_count,
                     run.lookers,
                 ),
-                Stage::Narrow => {
-                    narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned, run.publish)
-                }
+                Stage::Narrow => narrow::dispatch(
+                    &p.narrow,
+                    &mut pass,
+                    &g.narrow,
+                    b,
+                    binned,
+                    run.publish,
+                    run.swept,
+                ),
             }
         }
     }
@@ -395,6 +422,11 @@ impl GpuCollider {
         Ok(())
     }
 
+    /// The transforms and infos last uploaded: the frame's bodies as the GPU sees them.
+    pub(crate) fn frame_bodies(&self) -> (&[BodyTransform], &[BodyInfo]) {
+        (&self.transforms, &self.uploaded_infos)
+    }
+
     /// Pairs the pair buffer holds now.
     pub(crate) fn pair_capacity(&self) -> u32 {
         self.capacity.pairs
@@ -421,12 +453,22 @@ impl GpuCollider {
     }
 
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let found = self.find_all(bodies, false)?;
+        Ok(sorted_pairs(found.pairs))
+    }
+
+    /// Every pair of the frame (with `swept`, every swept pair and its time of impact,
+    /// unsorted), with the frame's stats kept.
+    pub(crate) fn find_all(&mut self, bodies: &[Body], swept: bool) -> Result<Found, Error> {
         // The upload is timed with the growth of the body buffers it may need.
         let start = Instant::now();
         let count = self.prepare(bodies)?;
+        if swept {
+            self.upload_velocities(bodies);
+        }
         let upload_ms = start.elapsed().as_secs_f64() * 1e3;
         let mut found = Found::default();
-        self.find_lookers(bodies, count, (0, count), &mut found)?;
+        self.find_lookers(bodies, count, (0, count), swept, &mut found)?;
         let total_ms = start.elapsed().as_secs_f64() * 1e3;
         self.last = FrameStats {
             candidates: Some(found.candidates),
@@ -438,7 +480,7 @@ impl GpuCollider {
                 readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
             }),
         };
-        Ok(sorted_pairs(found.pairs))
+        Ok(found)
     }
 
     /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find: in one run
@@ -449,13 +491,14 @@ impl GpuCollider {
         bodies: &[Body],
         count: u32,
         lookers: (u32, u32),
+        swept: bool,
         found: &mut Found,
     ) -> Result<(), Error> {
         loop {
             let remaining = self.max_pairs.saturating_sub(found.candidates);
             // At most 2^31, so no counter on the GPU can wrap around.
             let limit = remaining.min(1 << 31) as u32;
-            let frame = self.run(count, lookers, limit)?;
+            let frame = self.run(count, lookers, limit, swept)?;
             let c = frame.counters;
 
             if c.unfinished > 0 {
@@ -482,7 +525,7 @@ impl GpuCollider {
                     deferred: grown(c.deferred),
                     ..cap
                 })?;
-                self.upload_bodies(bodies);
+                self.reupload(bodies, swept);
                 continue;
             }
             if c.candidates as u64 > remaining {
@@ -501,14 +544,14 @@ impl GpuCollider {
                         pairs: most,
                         ..cap
                     })?;
-                    self.upload_bodies(bodies);
+                    self.reupload(bodies, swept);
                 }
                 let slices = c.candidates.div_ceil(most / 2).min(lookers.1 - lookers.0);
                 let span = lookers.1 - lookers.0;
                 for k in 0..slices {
                     let first = lookers.0 + (span as u64 * k as u64 / slices as u64) as u32;
                     let end = lookers.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
-                    self.find_lookers(bodies, count, (first, end), found)?;
+                    self.find_lookers(bodies, count, (first, end), swept, found)?;
                 }
                 return Ok(());
             }
@@ -519,6 +562,7 @@ impl GpuCollider {
             {
                 found.candidates += c.candidates as u64;
                 found.pairs.extend(frame.pairs);
+                found.tois.extend(frame.tois);
                 found.stage_ms = match (found.stage_ms, frame.stage_ms) {
                     (Some(a), Some(b)) => Some(std::array::from_fn(|k| a[k] + b[k])),
                     (_, b) => b,
@@ -533,7 +577,7 @@ impl GpuCollider {
                 tasks: cap.tasks.max(grown(c.tasks)),
                 ..cap
             })?;
-            self.upload_bodies(bodies);
+            self.reupload(bodies, swept);
         }
     }
 
@@ -547,9 +591,10 @@ impl GpuCollider {
             deferred: capacity
                 .deferred
                 .min(self.binding_items(size_of::<DeferredScan>())),
-            long_pairs: capacity
-                .long_pairs
-                .min(self.binding_items(size_of::<LongPair>())),
+            // A frame with motion keeps its long tests in the larger SweptLongPair.
+            long_pairs: capacity.long_pairs.min(
+                self.binding_items(size_of::<LongPair>().max(size_of::<SweptLongPair>())),
+            ),
             tasks: capacity.tasks.min(self.binding_items(size_of::<u32>())),
             ..capacity
         };
@@ -585,6 +630,8 @@ pub(crate) struct Run {
     pub(crate) timed: bool,
     /// The header for the caller's shaders written last (`publish`).
     pub(crate) publish: bool,
+    /// A frame with motion: swept bounds and the swept narrow phase (`super::sweep`).
+    pub(crate) swept: bool,
 }
 
 /// The caller's buffer of bodies, bound for `read_bodies`, and where in its structs the
@@ -596,21 +643,35 @@ pub(crate) struct SourceBinding {
 
 /// What the runs of one frame found so far.
 #[derive(Debug, Default)]
-struct Found {
+pub(crate) struct Found {
     candidates: u64,
-    pairs: Vec<Pair>,
+    pub(crate) pairs: Vec<Pair>,
+    /// In a frame with motion, each pair's time of impact.
+    pub(crate) tois: Vec<f32>,
     stage_ms: Option<[f64; 3]>,
 }
 
 impl Collider for GpuCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
-        crate::motion::refuse_motion(&self.describe(), bodies)?;
+        if crate::motion::any_moving(bodies) {
+            let swept = self.find_swept_pairs(bodies)?;
+            return Ok(swept.into_iter().map(|s| s.pair).collect());
+        }
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
         let context = self.context.clone();
         context.scoped(|| self.find_pairs_checked(bodies))
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        self.library.check_bodies(bodies)?;
+        if bodies.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let context = self.context.clone();
+        context.scoped(|| self.find_swept_pairs_checked(bodies))
     }
 
     fn describe(&self) -> String {

@@ -11,6 +11,7 @@ pub mod narrow;
 mod pending;
 pub mod readback;
 mod record;
+mod sweep;
 mod timing;
 
 pub use collider::GpuCollider;

@@ -83,6 +83,10 @@ impl GpuCollider {
     /// At most [`MAX_FRAMES_IN_FLIGHT`] frames may be in flight; one more is refused with
     /// [`Error::InvalidUse`]. The bodies are copied, so the caller may move them at once.
     ///
+    /// A frame in which a body moves ([`Body::velocity`]) is refused with
+    /// [`Error::Unsupported`]: swept pairs come from the blocking
+    /// [`Collider::find_pairs`] and [`Collider::find_swept_pairs`].
+    ///
     /// ```no_run
     /// use gpu_collide::{Body, Circle, GpuCollider, GpuContext, Shape, ShapeLibrary, glam::Vec2};
     /// let gpu = GpuContext::new()?;
@@ -107,7 +111,15 @@ impl GpuCollider {
             )));
         }
         self.library().check_bodies(bodies)?;
-        crate::motion::refuse_motion(&crate::Collider::describe(self), bodies)?;
+        // The non-blocking path reads back pairs only; a frame with motion needs its
+        // times of impact too, which the blocking calls read.
+        if crate::motion::any_moving(bodies) {
+            return Err(crate::motion::unsupported(
+                &crate::Collider::describe(self),
+                "submitting a frame with moving bodies (swept pairs; the blocking \
+                 find_pairs and find_swept_pairs sweep them)",
+            ));
+        }
         let seq = self.frames.next_seq;
         let work = if bodies.len() < 2 {
             None
@@ -140,7 +152,7 @@ impl GpuCollider {
                     mapped_at_creation: false,
                 }),
         };
-        let submission = self.submit_run(count, (0, count), limit as u32, &readback);
+        let submission = self.submit_run(count, (0, count), limit as u32, &readback, false);
         let mapped = Arc::new(Mutex::new(None));
         let sink = mapped.clone();
         readback.map_async(wgpu::MapMode::Read, .., move |result| {
@@ -254,6 +266,7 @@ impl GpuCollider {
             counters: c,
             pairs,
             stage_ms,
+            ..
         } = result?;
         let [candidates, pair_room, deferred, long_pairs, tasks] = work.room;
         let clean = c.unfinished == 0
