@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use gpu_collide::cpu::ReferenceCollider;
 use gpu_collide::generate::{random_scene, SceneKind};
 use gpu_collide::{
-    Bitmask, Body, Circle, Collider, CpuCollider, Error, GpuCollider, Polygon, Scene, Shape,
+    Bitmask, Body, Circle, Collider, CpuCollider, GpuCollider, Polygon, Scene, Shape,
     ShapeLibrary, SweptPair,
 };
 
@@ -39,7 +39,8 @@ fn swept(scene: &Scene) -> Vec<([u32; 2], f32)> {
 }
 
 /// The gpu backend's swept pairs, where there is a GPU, as `(pair, toi)`; its
-/// `find_pairs` on a moving frame gives the same pairs.
+/// `find_pairs` on a moving frame, and a frame submitted and collected, give the same
+/// pairs.
 fn gpu_swept(bodies: &[Body], library: ShapeLibrary) -> Option<Vec<([u32; 2], f32)>> {
     let context = gpu()?;
     let mut collider = GpuCollider::new(&context, library).expect("gpu collider");
@@ -51,6 +52,9 @@ fn gpu_swept(bodies: &[Body], library: ShapeLibrary) -> Option<Vec<([u32; 2], f3
     if bodies.iter().any(Body::moves) {
         let again = collider.find_pairs(bodies).expect("gpu find_pairs");
         assert_eq!(again, pairs, "gpu: find_pairs on a moving frame");
+        let frame = collider.submit(bodies).expect("gpu submit");
+        let collected = collider.collect(frame).expect("gpu collect");
+        assert_eq!(collected, pairs, "gpu: a moving frame submitted and collected");
     }
     Some(found.iter().map(|s| (s.pair, s.toi)).collect())
 }
@@ -322,16 +326,11 @@ fn the_gpu_backend_sweeps_like_the_cpu() {
     );
     assert!(collider.find_swept_pairs(&still).expect("still").is_empty());
     assert_eq!(collider.find_pairs(&scene.bodies).expect("gpu"), vec![[0, 1]]);
-    // The non-blocking path does not sweep: it refuses motion rather than ignore it.
-    let error = collider.submit(&scene.bodies).expect_err("motion refused");
-    assert!(matches!(error, Error::Unsupported { .. }), "{error}");
-    let message = error.to_string();
-    assert!(
-        message.contains("moving bodies") && message.contains("find_swept_pairs"),
-        "{message}"
-    );
-    let frame = collider.submit(&still).expect("a still frame submits");
-    assert!(collider.collect(frame).expect("collects").is_empty());
+    // Frames that do not wait sweep too, mixed with still ones in flight.
+    let moving = collider.submit(&scene.bodies).expect("a moving frame submits");
+    let standing = collider.submit(&still).expect("a still frame submits");
+    assert!(collider.collect(standing).expect("collects").is_empty());
+    assert_eq!(collider.collect(moving).expect("collects"), vec![[0, 1]]);
 }
 
 /// A shape (body 1) sweeping diagonally across a `side` x `side` bitmask (body 0) whose

@@ -17,7 +17,8 @@
 //! to 40 units a frame and whose frames are [`Collider::find_swept_pairs`] (pairs with
 //! their time of impact), and `queries`, a bullet-hell scene asked 10^4 rays, 10^3
 //! points and 10^3 boxes a frame ([`Collider::query`]). A backend that cannot answer
-//! them yet ([`Error::Unsupported`]: the gpu backend) is skipped with a note.
+//! them yet ([`Error::Unsupported`]: the gpu backend, for queries) is skipped with a
+//! note.
 //!
 //! The results ([`report`]): a line per run as it ends under a progress bar, a table at
 //! the end, JSON, and a log-log [`plot`] of frame time against bodies.

@@ -231,7 +231,8 @@ impl GpuCollider {
         swept: bool,
     ) -> Result<FrameResult, Error> {
         let b = &self.buffers;
-        let _ = self.submit_run(bodies, lookers, limit, &b.readback, swept);
+        let toi_target = swept.then_some((&b.toi_readback, 0));
+        let _ = self.submit_run(bodies, lookers, limit, &b.readback, toi_target);
         let pair_capacity = self.capacity.pairs;
         let mut result = read_mapped(&self.context.device, &b.readback, |bytes| {
             self.frame_result(bytes, pair_capacity)
@@ -265,15 +266,16 @@ impl GpuCollider {
     }
 
     /// Records the three stages once, as `run` describes, with the counters, stage times
-    /// and pairs copied into `readback` (and with `swept` the times of impact into the
-    /// buffers' own `toi_readback`), and submits them; returns at once.
+    /// and pairs copied into `readback`, and submits them; returns at once. With
+    /// `toi_target`, a frame with motion (`super::sweep`), whose times of impact are
+    /// copied into that buffer at that offset.
     pub(crate) fn submit_run(
         &self,
         bodies: u32,
         lookers: (u32, u32),
         limit: u32,
         readback: &wgpu::Buffer,
-        swept: bool,
+        toi_target: Option<(&wgpu::Buffer, u64)>,
     ) -> wgpu::SubmissionIndex {
         let (device, queue, b) = (&self.context.device, &self.context.queue, &self.buffers);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -286,7 +288,7 @@ impl GpuCollider {
             source: None,
             timed: true,
             publish: false,
-            swept,
+            swept: toi_target.is_some(),
         };
         self.encode_run(&mut encoder, &run);
         encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
@@ -294,8 +296,8 @@ impl GpuCollider {
             timer.resolve(&mut encoder, readback, STAMPS_AT);
         }
         encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
-        if swept {
-            encoder.copy_buffer_to_buffer(&b.tois, 0, &b.toi_readback, 0, b.tois.size());
+        if let Some((target, offset)) = toi_target {
+            encoder.copy_buffer_to_buffer(&b.tois, 0, target, offset, b.tois.size());
         }
         queue.submit([encoder.finish()])
     }
