@@ -58,8 +58,9 @@ const VERDICT_HIT: u32 = 1u;
 const VERDICT_HOST: u32 = 2u;
 const VERDICT_LONG: u32 = 3u;
 
-// A time in [0, 2] as bits that order as the times do, for atomicMin and atomicMax: -0.0
-// (which a quotient like 0 / -x gives) is 0, not the largest u32.
+// A time as bits; those of times in [0, 2] order as the times do, for atomicMin and
+// atomicMax, once -0.0 (which a quotient like 0 / -x gives) is made 0, not the largest
+// u32. Negative times (HOST_TOI) keep their bits.
 fn time_bits(t: f32) -> u32 {
     return select(bitcast<u32>(t), 0u, t == 0.0);
 }

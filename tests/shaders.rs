@@ -218,7 +218,17 @@ fn rust_structs_mirror_wgsl_structs() {
     assert_mirrors!(
         SweptLongPair,
         "SweptLongPair",
-        [pair, first_task, static_chunks, toi_chunks, kind, witness, enter, exit, first]
+        [
+            pair,
+            first_task,
+            static_chunks,
+            toi_chunks,
+            kind,
+            witness,
+            enter,
+            exit,
+            first
+        ]
     );
     assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
     assert_mirrors!(

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use gpu_collide::cpu::ReferenceCollider;
 use gpu_collide::generate::{random_scene, SceneKind};
 use gpu_collide::{
-    Bitmask, Body, Circle, Collider, CpuCollider, GpuCollider, Polygon, Scene, Shape,
-    ShapeLibrary, SweptPair,
+    Bitmask, Body, Circle, Collider, CpuCollider, GpuCollider, Polygon, Scene, Shape, ShapeLibrary,
+    SweptPair,
 };
 
 use crate::oracle::motion::{swept_oracle, SweptTruth};
@@ -54,7 +54,10 @@ fn gpu_swept(bodies: &[Body], library: ShapeLibrary) -> Option<Vec<([u32; 2], f3
         assert_eq!(again, pairs, "gpu: find_pairs on a moving frame");
         let frame = collider.submit(bodies).expect("gpu submit");
         let collected = collider.collect(frame).expect("gpu collect");
-        assert_eq!(collected, pairs, "gpu: a moving frame submitted and collected");
+        assert_eq!(
+            collected, pairs,
+            "gpu: a moving frame submitted and collected"
+        );
     }
     Some(found.iter().map(|s| (s.pair, s.toi)).collect())
 }
@@ -72,7 +75,10 @@ fn gpu_matches_cpu(
     let gpu: BTreeMap<[u32; 2], f32> = gpu.iter().copied().collect();
     for (pair, &toi) in &gpu {
         let Some(&cpu_toi) = cpu.get(pair) else {
-            assert!(band.contains(pair), "{what}: gpu finds {pair:?} (toi {toi}), the cpu not");
+            assert!(
+                band.contains(pair),
+                "{what}: gpu finds {pair:?} (toi {toi}), the cpu not"
+            );
             continue;
         };
         if band.contains(pair) {
@@ -80,7 +86,11 @@ fn gpu_matches_cpu(
         }
         let [i, j] = pair.map(|k| k as usize);
         let speed = (bodies[j].velocity - bodies[i].velocity).length() as f64;
-        let tolerance = if speed > 0.0 { 0.01 / speed + 1e-4 } else { 0.0 };
+        let tolerance = if speed > 0.0 {
+            0.01 / speed + 1e-4
+        } else {
+            0.0
+        };
         assert!(
             ((toi - cpu_toi).abs() as f64) <= tolerance,
             "{what}: {pair:?} at {toi} on the gpu, {cpu_toi} on the cpu (tolerance {tolerance})"
@@ -309,11 +319,16 @@ fn the_gpu_backend_sweeps_like_the_cpu() {
     .expect("valid");
     let mut collider = GpuCollider::new(&context, scene.validate().expect("valid")).expect("gpu");
     // The circles meet when 2 apart: 15 - 30t = 2.
-    let swept = collider.find_swept_pairs(&scene.bodies).expect("gpu sweeps");
+    let swept = collider
+        .find_swept_pairs(&scene.bodies)
+        .expect("gpu sweeps");
     assert_eq!(swept.len(), 1);
     assert_eq!(swept[0].pair, [0, 1]);
     assert!((swept[0].toi - 13.0 / 30.0).abs() < 1e-5, "{swept:?}");
-    assert_eq!(collider.find_pairs(&scene.bodies).expect("gpu"), vec![[0, 1]]);
+    assert_eq!(
+        collider.find_pairs(&scene.bodies).expect("gpu"),
+        vec![[0, 1]]
+    );
     // A still frame after a moving one is the still question again, and vice versa.
     let still: Vec<Body> = scene
         .bodies
@@ -325,9 +340,14 @@ fn the_gpu_backend_sweeps_like_the_cpu() {
         Vec::<[u32; 2]>::new()
     );
     assert!(collider.find_swept_pairs(&still).expect("still").is_empty());
-    assert_eq!(collider.find_pairs(&scene.bodies).expect("gpu"), vec![[0, 1]]);
+    assert_eq!(
+        collider.find_pairs(&scene.bodies).expect("gpu"),
+        vec![[0, 1]]
+    );
     // Frames that do not wait sweep too, mixed with still ones in flight.
-    let moving = collider.submit(&scene.bodies).expect("a moving frame submits");
+    let moving = collider
+        .submit(&scene.bodies)
+        .expect("a moving frame submits");
     let standing = collider.submit(&still).expect("a still frame submits");
     assert!(collider.collect(standing).expect("collects").is_empty());
     assert_eq!(collider.collect(moving).expect("collects"), vec![[0, 1]]);
@@ -336,7 +356,12 @@ fn the_gpu_backend_sweeps_like_the_cpu() {
 /// A shape (body 1) sweeping diagonally across a `side` x `side` bitmask (body 0) whose
 /// cells from `wall` on, in either direction, are set: it first touches them when its
 /// right and top sides (at `reach` from its centre) reach `wall`.
-fn diagonal_sweep(side: u32, wall: u32, shape: Shape, reach: f32) -> (Vec<Body>, ShapeLibrary, f32) {
+fn diagonal_sweep(
+    side: u32,
+    wall: u32,
+    shape: Shape,
+    reach: f32,
+) -> (Vec<Body>, ShapeLibrary, f32) {
     let mut mask = Bitmask::new(side, side).expect("mask");
     // A stripe 4 cells wide along each of the two lines, which is all the shape can reach.
     for k in 0..side {
@@ -345,8 +370,7 @@ fn diagonal_sweep(side: u32, wall: u32, shape: Shape, reach: f32) -> (Vec<Body>,
             mask.set(k, wall + d, true);
         }
     }
-    let library =
-        ShapeLibrary::new(&[Shape::Bitmask(mask), shape]).expect("library");
+    let library = ShapeLibrary::new(&[Shape::Bitmask(mask), shape]).expect("library");
     let start = -10.5f32;
     let travel = side as f32 + 20.0;
     let bodies = vec![
@@ -382,8 +406,16 @@ fn times_of_impact_past_the_loop_cap_are_chunked() {
     // and (for the 256-gon) 256 iterations for every cell it may reach.
     let Some(_) = gpu() else { return };
     for (what, shape, reach) in [
-        ("circle over a 2048 mask", Shape::Circle(Circle::new(2.0)), 2.0),
-        ("256-gon over a 2048 mask", Shape::Polygon(Polygon::regular(256, 2.0)), 2.0),
+        (
+            "circle over a 2048 mask",
+            Shape::Circle(Circle::new(2.0)),
+            2.0,
+        ),
+        (
+            "256-gon over a 2048 mask",
+            Shape::Polygon(Polygon::regular(256, 2.0)),
+            2.0,
+        ),
     ] {
         let (bodies, library, expected) = diagonal_sweep(2048, 1500, shape, reach);
         let cpu = CpuCollider::new(library.clone())
@@ -391,7 +423,10 @@ fn times_of_impact_past_the_loop_cap_are_chunked() {
             .expect("cpu");
         let cpu: Vec<([u32; 2], f32)> = cpu.iter().map(|s| (s.pair, s.toi)).collect();
         assert_eq!(cpu.len(), 1, "{what}: {cpu:?}");
-        assert!((cpu[0].1 - expected).abs() < 1e-4, "{what}: {cpu:?} not {expected}");
+        assert!(
+            (cpu[0].1 - expected).abs() < 1e-4,
+            "{what}: {cpu:?} not {expected}"
+        );
         let on_gpu = gpu_swept(&bodies, library).expect("gpu");
         gpu_matches_cpu(what, &bodies, &BTreeSet::new(), &cpu, &on_gpu);
     }
@@ -404,7 +439,10 @@ fn times_of_impact_past_the_loop_cap_are_chunked() {
 fn a_sweep_too_long_for_the_task_list_is_answered_on_the_host() {
     let Some(_) = gpu() else { return };
     for (what, shape) in [
-        ("256-gon over an 8192 mask", Shape::Polygon(Polygon::regular(256, 2.0))),
+        (
+            "256-gon over an 8192 mask",
+            Shape::Polygon(Polygon::regular(256, 2.0)),
+        ),
         ("circle over an 8192 mask", Shape::Circle(Circle::new(2.0))),
     ] {
         let (bodies, library, expected) = diagonal_sweep(8192, 6000, shape, 2.0);
@@ -413,7 +451,10 @@ fn a_sweep_too_long_for_the_task_list_is_answered_on_the_host() {
             .expect("cpu");
         let cpu: Vec<([u32; 2], f32)> = cpu.iter().map(|s| (s.pair, s.toi)).collect();
         assert_eq!(cpu.len(), 1, "{what}: {cpu:?}");
-        assert!((cpu[0].1 - expected).abs() < 1e-4, "{what}: {cpu:?} not {expected}");
+        assert!(
+            (cpu[0].1 - expected).abs() < 1e-4,
+            "{what}: {cpu:?} not {expected}"
+        );
         let on_gpu = gpu_swept(&bodies, library).expect("gpu");
         gpu_matches_cpu(what, &bodies, &BTreeSet::new(), &cpu, &on_gpu);
     }

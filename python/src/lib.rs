@@ -28,7 +28,7 @@ use bits::{MaskBits, RawMask};
 
 /// The library's error as the Python exception that fits it: an unknown shape index is
 /// an `IndexError`, any other refused input a `ValueError`, a question the backend does
-/// not answer yet (the gpu backend's contacts, queries and moving bodies) a
+/// not answer yet (the gpu backend's contacts and queries) a
 /// `NotImplementedError`, the rest (no adapter, a GPU failure, too many pairs) a
 /// `RuntimeError`; the message is the library's own.
 pub(crate) fn to_py(error: Error) -> PyErr {

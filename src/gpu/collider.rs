@@ -28,9 +28,9 @@ use crate::body::Body;
 use crate::cell_size::choose_grid;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::error::Error;
-use crate::motion::SweptPair;
 use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
+use crate::motion::SweptPair;
 use crate::packed::{
     BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, SweptLongPair,
     MAX_BODIES, NO_SOURCE_ANGLE,
@@ -594,9 +594,9 @@ impl GpuCollider {
                 .deferred
                 .min(self.binding_items(size_of::<DeferredScan>())),
             // A frame with motion keeps its long tests in the larger SweptLongPair.
-            long_pairs: capacity.long_pairs.min(
-                self.binding_items(size_of::<LongPair>().max(size_of::<SweptLongPair>())),
-            ),
+            long_pairs: capacity
+                .long_pairs
+                .min(self.binding_items(size_of::<LongPair>().max(size_of::<SweptLongPair>()))),
             tasks: capacity.tasks.min(self.binding_items(size_of::<u32>())),
             ..capacity
         };
