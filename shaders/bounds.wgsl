@@ -11,6 +11,8 @@
 // The caller's buffer of bodies, bound per frame (GpuCollider::record_from_buffer).
 @group(0) @binding(5) var<storage, read> source: array<u32>;
 @group(0) @binding(6) var<storage, read_write> counters: Counters;
+// Each body's displacement over the frame; read only when params.swept (sweep.wgsl).
+@group(0) @binding(7) var<storage, read> velocities: array<vec2<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
@@ -28,6 +30,13 @@ fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
             let p = t.position + rotate(library_vertex(shape.first + k).position, t.rotation);
             box = Aabb(min(box.min, p), max(box.max, p));
         }
+    }
+    if params.swept != 0u {
+        // The box over the whole motion: the boxes at t = 0 and t = 1 joined (the body
+        // slides without turning, so every box between lies within). CPU twin:
+        // cpu::bounds::swept_bounds.
+        let v = velocities[i];
+        box = Aabb(min(box.min, box.min + v), max(box.max, box.max + v));
     }
     aabbs[i] = box;
 }

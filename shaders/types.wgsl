@@ -59,6 +59,8 @@ struct Params {
     source_angle: u32,
     // Bodies whose layer bits all lie in these wait to be found (see waits in broad.wgsl).
     waiter_layers: u32,
+    // 1 in a frame with motion: bounds cover each body's whole motion (sweep.wgsl).
+    swept: u32,
 }
 
 struct BodyCell {
@@ -162,6 +164,22 @@ struct LongPair {
     pair: vec2<u32>,
     first_task: u32,
     witness: atomic<u32>,
+}
+
+// A swept candidate whose static test or time of impact runs in chunks (sweep.wgsl):
+// tasks first_task .. first_task + static_chunks + toi_chunks, static chunks first.
+struct SweptLongPair {
+    pair: vec2<u32>,
+    first_task: u32,
+    static_chunks: u32,
+    toi_chunks: u32,
+    kind: u32,
+    witness: atomic<u32>,
+    // Polygon pairs: latest entering and earliest leaving time over the chunks (f32 bits).
+    enter: atomic<u32>,
+    exit: atomic<u32>,
+    // Other kind pairs: the earliest impact over the chunks (f32 bits).
+    first: atomic<u32>,
 }
 
 // The workgroup's linear index in a dispatch laid out by `workgroup_grid` on the host.

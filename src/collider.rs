@@ -25,7 +25,8 @@ pub trait Collider {
     ///
     /// When any body moves ([`Body::velocity`]), the pairs are those of
     /// [`Collider::find_swept_pairs`]: the bodies that meet at some time during the frame.
-    /// A backend that cannot sweep refuses such a frame rather than ignore the motion.
+    /// A backend that cannot sweep refuses such a frame rather than ignore the motion
+    /// (both of this crate's backends sweep).
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error>;
 
     /// The pairs whose bodies meet at some time `t` in `[0, 1]` while each moves by `t`

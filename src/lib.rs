@@ -35,11 +35,10 @@
 //!
 //! Scenes can also be read from the JSON format of `docs/scene-format.md` with [`Scene::from_json`].
 //!
-//! Format 1.1 adds, on the cpu backend for now (the gpu backend answers
-//! [`Error::Unsupported`]): bodies that move during the frame ([`Body::velocity`],
-//! [`Collider::find_swept_pairs`] with times of impact) and contacts
-//! ([`Collider::find_contacts`]: depth and normal, or overlapping cells); and on both
-//! backends, batched ray, point and box queries ([`Collider::query`]).
+//! Format 1.1 adds, on both backends: bodies that move during the frame
+//! ([`Body::velocity`], [`Collider::find_swept_pairs`] with times of impact), contacts
+//! ([`Collider::find_contacts`]: depth and normal, or overlapping cells) and batched ray,
+//! point and box queries ([`Collider::query`]).
 //!
 //! Inside a game: [`GpuContext::from_device`] wraps the game's own wgpu device;
 //! [`GpuCollider::submit`] and [`GpuCollider::collect`] run frames without waiting for

@@ -266,6 +266,9 @@ pub struct Params {
     /// The layer bits of the bodies that wait to be found
     /// ([`crate::grid::GridParams::waiter_layers`]).
     pub waiter_layers: u32,
+    /// 1 in a frame with motion (swept pairs, `shaders/sweep.wgsl`): the bounds cover
+    /// each body's whole motion, read from the velocity buffer; 0 otherwise.
+    pub swept: u32,
 }
 
 /// [`Params::source_angle`] when the caller's buffer holds no angles.
@@ -433,6 +436,33 @@ pub struct LongPair {
     pub first_task: u32,
     /// Set by any chunk that finds a witness (see `cpu::narrow::Plan`).
     pub witness: u32,
+}
+
+/// A swept candidate whose static test or time of impact runs in chunks
+/// (`shaders/sweep.wgsl`): its tasks are `first_task ..` `+ static_chunks + toi_chunks`,
+/// the static test's chunks first. Mirrors WGSL `SweptLongPair`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct SweptLongPair {
+    /// The two bodies.
+    pub pair: [u32; 2],
+    /// Index of its first chunk in the task list.
+    pub first_task: u32,
+    /// Chunks of the static test (0: already found apart at `t = 0`).
+    pub static_chunks: u32,
+    /// Chunks of the time of impact (0: no relative motion).
+    pub toi_chunks: u32,
+    /// The kind pair (`PAIR_*`).
+    pub kind: u32,
+    /// Set by any chunk of the static test that finds a witness.
+    pub witness: u32,
+    /// Polygon pairs: the latest entering time over the chunks (f32 bits; 2.0 when a
+    /// chunk found the relative path outside a half-plane for good).
+    pub enter: u32,
+    /// Polygon pairs: the earliest leaving time over the chunks (f32 bits).
+    pub exit: u32,
+    /// Other kind pairs: the earliest impact over the chunks (f32 bits; 2.0: none).
+    pub first: u32,
 }
 
 /// Workgroup counts of an indirect dispatch, written by the GPU. Mirrors WGSL `DispatchArgs`.

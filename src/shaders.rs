@@ -44,7 +44,13 @@ impl Stage {
         let own = match self {
             Stage::Bounds => include_str!("../shaders/bounds.wgsl"),
             Stage::Broad => include_str!("../shaders/broad.wgsl"),
-            Stage::Narrow => include_str!("../shaders/narrow.wgsl"),
+            // The narrow phase of frames with motion (swept pairs) shares its plans and
+            // tests, so it is composed into the same module.
+            Stage::Narrow => concat!(
+                include_str!("../shaders/narrow.wgsl"),
+                "\n",
+                include_str!("../shaders/sweep.wgsl")
+            ),
             Stage::Query => include_str!("../shaders/query.wgsl"),
         };
         // The stages that read the shape library get its accessors.

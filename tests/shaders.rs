@@ -169,7 +169,8 @@ fn rust_structs_mirror_wgsl_structs() {
             source_stride,
             source_position,
             source_angle,
-            waiter_layers
+            waiter_layers,
+            swept
         ]
     );
     assert_mirrors!(
@@ -216,6 +217,21 @@ fn rust_structs_mirror_wgsl_structs() {
         [cell, level, body, first, end]
     );
     assert_mirrors!(LongPair, "LongPair", [pair, first_task, witness]);
+    assert_mirrors!(
+        SweptLongPair,
+        "SweptLongPair",
+        [
+            pair,
+            first_task,
+            static_chunks,
+            toi_chunks,
+            kind,
+            witness,
+            enter,
+            exit,
+            first
+        ]
+    );
     assert_mirrors!(DispatchArgs, "DispatchArgs", [x, y, z]);
     assert_mirrors!(
         PairsHeader,

@@ -1,7 +1,10 @@
 //! Swept pairs (scene format 1.1): known cases with their times of impact, random and
 //! adversarial moving scenes against the f64 oracle of `oracle::motion` (band cases
-//! counted), a property that shrinks, and the gpu backend refusing motion until it
-//! sweeps.
+//! counted), a property that shrinks, on the cpu backend and, where there is a GPU, on
+//! the gpu backend too (held to the oracle and to the cpu's answer); and tests whose work
+//! would pass llvmpipe's loop cap unless the gpu chunks it.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use glam::Vec2;
 use proptest::prelude::*;
@@ -10,7 +13,10 @@ use serde_json::{json, Value};
 
 use gpu_collide::cpu::ReferenceCollider;
 use gpu_collide::generate::{random_scene, SceneKind};
-use gpu_collide::{Body, Collider, CpuCollider, Error, GpuCollider, Scene, Shape, SweptPair};
+use gpu_collide::{
+    Bitmask, Body, Circle, Collider, CpuCollider, GpuCollider, Polygon, Scene, Shape, ShapeLibrary,
+    SweptPair,
+};
 
 use crate::oracle::motion::{swept_oracle, SweptTruth};
 use crate::support::gpu;
@@ -32,8 +38,75 @@ fn swept(scene: &Scene) -> Vec<([u32; 2], f32)> {
     cpu.iter().map(|s: &SweptPair| (s.pair, s.toi)).collect()
 }
 
-/// Checks a scene against the oracle outside the band; returns (pairs, band pairs
-/// reported, band pairs not reported).
+/// The gpu backend's swept pairs, where there is a GPU, as `(pair, toi)`; its
+/// `find_pairs` on a moving frame, and a frame submitted and collected, give the same
+/// pairs.
+fn gpu_swept(bodies: &[Body], library: ShapeLibrary) -> Option<Vec<([u32; 2], f32)>> {
+    let context = gpu()?;
+    let mut collider = GpuCollider::new(&context, library).expect("gpu collider");
+    let found = collider.find_swept_pairs(bodies).expect("gpu sweeps");
+    for w in found.windows(2) {
+        assert!(w[0].pair < w[1].pair, "gpu: sorted, each pair once: {w:?}");
+    }
+    let pairs: Vec<[u32; 2]> = found.iter().map(|s| s.pair).collect();
+    if bodies.iter().any(Body::moves) {
+        let again = collider.find_pairs(bodies).expect("gpu find_pairs");
+        assert_eq!(again, pairs, "gpu: find_pairs on a moving frame");
+        let frame = collider.submit(bodies).expect("gpu submit");
+        let collected = collider.collect(frame).expect("gpu collect");
+        assert_eq!(
+            collected, pairs,
+            "gpu: a moving frame submitted and collected"
+        );
+    }
+    Some(found.iter().map(|s| (s.pair, s.toi)).collect())
+}
+
+/// Holds the gpu's swept pairs to the cpu's: the same pairs but for those in `band`, and
+/// each time within the format's tolerance (`0.01 / |v_j - v_i| + 1e-4`) of the cpu's.
+fn gpu_matches_cpu(
+    what: &str,
+    bodies: &[Body],
+    band: &BTreeSet<[u32; 2]>,
+    cpu: &[([u32; 2], f32)],
+    gpu: &[([u32; 2], f32)],
+) {
+    let cpu: BTreeMap<[u32; 2], f32> = cpu.iter().copied().collect();
+    let gpu: BTreeMap<[u32; 2], f32> = gpu.iter().copied().collect();
+    for (pair, &toi) in &gpu {
+        let Some(&cpu_toi) = cpu.get(pair) else {
+            assert!(
+                band.contains(pair),
+                "{what}: gpu finds {pair:?} (toi {toi}), the cpu not"
+            );
+            continue;
+        };
+        if band.contains(pair) {
+            continue;
+        }
+        let [i, j] = pair.map(|k| k as usize);
+        let speed = (bodies[j].velocity - bodies[i].velocity).length() as f64;
+        let tolerance = if speed > 0.0 {
+            0.01 / speed + 1e-4
+        } else {
+            0.0
+        };
+        assert!(
+            ((toi - cpu_toi).abs() as f64) <= tolerance,
+            "{what}: {pair:?} at {toi} on the gpu, {cpu_toi} on the cpu (tolerance {tolerance})"
+        );
+    }
+    for pair in cpu.keys() {
+        assert!(
+            gpu.contains_key(pair) || band.contains(pair),
+            "{what}: the cpu finds {pair:?}, the gpu not"
+        );
+    }
+}
+
+/// Checks a scene against the oracle outside the band, on the cpu backend and (where
+/// there is a GPU) the gpu backend; returns the cpu's (pairs, band pairs reported, band
+/// pairs not reported).
 fn check(what: &str, text: &str) -> (usize, usize, usize) {
     let scene = Scene::from_json(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     let found = swept(&scene);
@@ -44,6 +117,15 @@ fn check(what: &str, text: &str) -> (usize, usize, usize) {
         "{what}: {}",
         report(&truth, &comparison)
     );
+    if let Some(on_gpu) = gpu_swept(&scene.bodies, scene.validate().expect("valid")) {
+        let comparison = truth.compare(&on_gpu);
+        assert!(
+            comparison.is_exact_outside_band(),
+            "{what} on the gpu: {}",
+            report(&truth, &comparison)
+        );
+        gpu_matches_cpu(what, &scene.bodies, &truth.band(), &found, &on_gpu);
+    }
     // find_pairs answers the same question when bodies move.
     let library = scene.validate().expect("valid");
     let pairs = CpuCollider::new(library)
@@ -229,29 +311,25 @@ fn shapes_swept_into_a_still_bitmask() {
 }
 
 #[test]
-fn the_gpu_backend_refuses_motion_instead_of_ignoring_it() {
+fn the_gpu_backend_sweeps_like_the_cpu() {
     let Some(context) = gpu() else { return };
     let scene = Scene::from_json(
         r#"{"shapes": [{"circle": 1}], "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 30}, {"shape": 0, "x": 15, "y": 0}]}"#,
     )
     .expect("valid");
     let mut collider = GpuCollider::new(&context, scene.validate().expect("valid")).expect("gpu");
-    for error in [
-        collider
-            .find_pairs(&scene.bodies)
-            .expect_err("motion refused"),
-        collider
-            .find_swept_pairs(&scene.bodies)
-            .expect_err("not yet on the gpu"),
-    ] {
-        assert!(matches!(error, Error::Unsupported { .. }), "{error}");
-        let message = error.to_string();
-        assert!(
-            message.contains("gpu backend") && message.contains("use the cpu backend"),
-            "{message}"
-        );
-    }
-    // A still frame still works.
+    // The circles meet when 2 apart: 15 - 30t = 2.
+    let swept = collider
+        .find_swept_pairs(&scene.bodies)
+        .expect("gpu sweeps");
+    assert_eq!(swept.len(), 1);
+    assert_eq!(swept[0].pair, [0, 1]);
+    assert!((swept[0].toi - 13.0 / 30.0).abs() < 1e-5, "{swept:?}");
+    assert_eq!(
+        collider.find_pairs(&scene.bodies).expect("gpu"),
+        vec![[0, 1]]
+    );
+    // A still frame after a moving one is the still question again, and vice versa.
     let still: Vec<Body> = scene
         .bodies
         .iter()
@@ -261,6 +339,125 @@ fn the_gpu_backend_refuses_motion_instead_of_ignoring_it() {
         collider.find_pairs(&still).expect("still"),
         Vec::<[u32; 2]>::new()
     );
+    assert!(collider.find_swept_pairs(&still).expect("still").is_empty());
+    assert_eq!(
+        collider.find_pairs(&scene.bodies).expect("gpu"),
+        vec![[0, 1]]
+    );
+    // Frames that do not wait sweep too, mixed with still ones in flight.
+    let moving = collider
+        .submit(&scene.bodies)
+        .expect("a moving frame submits");
+    let standing = collider.submit(&still).expect("a still frame submits");
+    assert!(collider.collect(standing).expect("collects").is_empty());
+    assert_eq!(collider.collect(moving).expect("collects"), vec![[0, 1]]);
+}
+
+/// A shape (body 1) sweeping diagonally across a `side` x `side` bitmask (body 0) whose
+/// cells from `wall` on, in either direction, are set: it first touches them when its
+/// right and top sides (at `reach` from its centre) reach `wall`.
+fn diagonal_sweep(
+    side: u32,
+    wall: u32,
+    shape: Shape,
+    reach: f32,
+) -> (Vec<Body>, ShapeLibrary, f32) {
+    let mut mask = Bitmask::new(side, side).expect("mask");
+    // A stripe 4 cells wide along each of the two lines, which is all the shape can reach.
+    for k in 0..side {
+        for d in 0..4 {
+            mask.set(wall + d, k, true);
+            mask.set(k, wall + d, true);
+        }
+    }
+    let library = ShapeLibrary::new(&[Shape::Bitmask(mask), shape]).expect("library");
+    let start = -10.5f32;
+    let travel = side as f32 + 20.0;
+    let bodies = vec![
+        Body::new(0, Vec2::ZERO),
+        Body::new(1, Vec2::splat(start)).with_velocity(Vec2::splat(travel)),
+    ];
+    (bodies, library, (wall as f32 - reach - start) / travel)
+}
+
+/// Work that one invocation could not do under llvmpipe's cap of 65535 loop iterations:
+/// the gpu must chunk it and still answer as the cpu does.
+#[test]
+fn times_of_impact_past_the_loop_cap_are_chunked() {
+    // Two 256-gons: 512 half-planes of A - B, each a pass over both polygons (262k
+    // iterations), and a circle against a 256-gon.
+    let found = tois(
+        "256-gons",
+        vec![
+            json!({"polygon": (0..256).map(|k| {
+                let a = k as f64 * std::f64::consts::TAU / 256.0;
+                [20.0 * a.cos(), 20.0 * a.sin()]
+            }).collect::<Vec<_>>()}),
+            json!({"circle": 3.0}),
+        ],
+        vec![
+            json!({"shape": 0, "x": 0, "y": 0}),
+            json!({"shape": 0, "x": 100, "y": 3, "angle": 0.3, "vx": -100}),
+            json!({"shape": 1, "x": -100, "y": -5, "vx": 120, "vy": 1}),
+        ],
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+    // A circle and a 256-gon sweeping across a 2048 x 2048 mask: 2048 rows of 64 words,
+    // and (for the 256-gon) 256 iterations for every cell it may reach.
+    let Some(_) = gpu() else { return };
+    for (what, shape, reach) in [
+        (
+            "circle over a 2048 mask",
+            Shape::Circle(Circle::new(2.0)),
+            2.0,
+        ),
+        (
+            "256-gon over a 2048 mask",
+            Shape::Polygon(Polygon::regular(256, 2.0)),
+            2.0,
+        ),
+    ] {
+        let (bodies, library, expected) = diagonal_sweep(2048, 1500, shape, reach);
+        let cpu = CpuCollider::new(library.clone())
+            .find_swept_pairs(&bodies)
+            .expect("cpu");
+        let cpu: Vec<([u32; 2], f32)> = cpu.iter().map(|s| (s.pair, s.toi)).collect();
+        assert_eq!(cpu.len(), 1, "{what}: {cpu:?}");
+        assert!(
+            (cpu[0].1 - expected).abs() < 1e-4,
+            "{what}: {cpu:?} not {expected}"
+        );
+        let on_gpu = gpu_swept(&bodies, library).expect("gpu");
+        gpu_matches_cpu(what, &bodies, &BTreeSet::new(), &cpu, &on_gpu);
+    }
+}
+
+/// A test too long even for the GPU's task list (a 256-gon sweeping across an 8192 x
+/// 8192 mask: millions of chunks) goes to the host, which answers with the CPU twin,
+/// exactly as the cpu backend does; a circle over the same mask stays on the GPU.
+#[test]
+fn a_sweep_too_long_for_the_task_list_is_answered_on_the_host() {
+    let Some(_) = gpu() else { return };
+    for (what, shape) in [
+        (
+            "256-gon over an 8192 mask",
+            Shape::Polygon(Polygon::regular(256, 2.0)),
+        ),
+        ("circle over an 8192 mask", Shape::Circle(Circle::new(2.0))),
+    ] {
+        let (bodies, library, expected) = diagonal_sweep(8192, 6000, shape, 2.0);
+        let cpu = CpuCollider::new(library.clone())
+            .find_swept_pairs(&bodies)
+            .expect("cpu");
+        let cpu: Vec<([u32; 2], f32)> = cpu.iter().map(|s| (s.pair, s.toi)).collect();
+        assert_eq!(cpu.len(), 1, "{what}: {cpu:?}");
+        assert!(
+            (cpu[0].1 - expected).abs() < 1e-4,
+            "{what}: {cpu:?} not {expected}"
+        );
+        let on_gpu = gpu_swept(&bodies, library).expect("gpu");
+        gpu_matches_cpu(what, &bodies, &BTreeSet::new(), &cpu, &on_gpu);
+    }
 }
 
 /// Small deterministic generator for velocities (the scenes come from the crate's).
@@ -445,6 +642,15 @@ fn swept_pairs_agree_with_the_oracle_on_small_scenes() {
                 "{text}\n{}",
                 report(&truth, &comparison)
             );
+            if let Some(on_gpu) = gpu_swept(&scene.bodies, scene.validate().expect("valid")) {
+                let comparison = truth.compare(&on_gpu);
+                prop_assert!(
+                    comparison.is_exact_outside_band(),
+                    "gpu: {text}\n{}",
+                    report(&truth, &comparison)
+                );
+                gpu_matches_cpu(&text, &scene.bodies, &truth.band(), &found, &on_gpu);
+            }
             Ok(())
         })
         .expect("swept pairs agree with the oracle");

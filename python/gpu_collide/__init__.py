@@ -24,8 +24,7 @@ Errors are Python exceptions with the library's messages: ``TypeError`` for a wr
 type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
 polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
 ``RuntimeError`` for a missing adapter or a GPU failure, ``NotImplementedError`` for a
-question the backend does not answer yet (the gpu backend's swept pairs and queries:
-use the cpu backend for those).
+question a backend does not answer (both answer every question of format 1.1 now).
 """
 
 from __future__ import annotations
@@ -172,9 +171,8 @@ class Collider(_native.Collider):
     opens, else the CPU); ``collider.backend`` tells which was taken.
 
     Call :meth:`find_pairs` every frame with the bodies where they are now (and, for
-    fast movers, ``velocities``). :meth:`find_contacts` answers on both backends;
-    :meth:`find_swept_pairs` and :meth:`query` on the cpu backend, and the gpu backend
-    raises ``NotImplementedError`` for them (and for moving bodies) for now.
+    fast movers, ``velocities``). :meth:`find_swept_pairs`, :meth:`find_contacts` and
+    :meth:`query` answer on both backends.
     """
 
     def _bodies(
@@ -238,7 +236,6 @@ class Collider(_native.Collider):
             ValueError: an array of the wrong shape, a non-finite number, a rotated
                 or off-grid bitmask body, a moving bitmask body.
             IndexError: a shape id out of range.
-            NotImplementedError: moving bodies on the gpu backend.
             RuntimeError: the GPU failed, or the bodies' boxes overlap in more pairs
                 than ``set_max_pairs`` allows.
         """
@@ -269,7 +266,7 @@ class Collider(_native.Collider):
             the pairs of :meth:`find_pairs`, each at 0.
 
         Raises:
-            As :meth:`find_pairs`; ``NotImplementedError`` on the gpu backend.
+            As :meth:`find_pairs`.
         """
         n, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
         ids, pos, *rest = bodies

@@ -28,7 +28,7 @@ use bits::{MaskBits, RawMask};
 
 /// The library's error as the Python exception that fits it: an unknown shape index is
 /// an `IndexError`, any other refused input a `ValueError`, a question the backend does
-/// not answer yet (the gpu backend's queries and moving bodies) a
+/// not answer (none does now: kept for a backend that may lack a question) a
 /// `NotImplementedError`, the rest (no adapter, a GPU failure, too many pairs) a
 /// `RuntimeError`; the message is the library's own.
 pub(crate) fn to_py(error: Error) -> PyErr {

@@ -1,6 +1,6 @@
 """Collider.find_swept_pairs, find_pairs with velocities, find_contacts and query: known
 answers (docs/scene-format.md's example among them), random scenes against exact answers
-computed here, refused inputs, and the gpu backend's NotImplementedError."""
+computed here, refused inputs, and the gpu backend answering as the cpu does."""
 
 import itertools
 import math
@@ -324,17 +324,23 @@ def test_refused_bodies_and_velocities():
         collider.query([7], [[0, 0]], points=[[0, 0]])
 
 
-def test_the_gpu_backend_refuses_what_it_does_not_answer_yet():
+def test_the_gpu_backend_answers_format_1_1_as_the_cpu_does():
     require_gpu()
     collider = Collider([SQUARE], backend="gpu")
     ids, positions = [0, 0], [[0, 0], [1.5, 0]]
     moving = [[0, 0], [3, 0]]
     assert collider.find_pairs(ids, positions).tolist() == [[0, 1]]
     assert collider.find_pairs(ids, positions, velocities=np.zeros((2, 2))).tolist() == [[0, 1]]
-    with pytest.raises(NotImplementedError, match=r"not implemented on the gpu backend yet; use the cpu backend"):
-        collider.find_pairs(ids, positions, velocities=moving)
-    with pytest.raises(NotImplementedError, match=r"^swept pairs is not implemented on the gpu backend"):
-        collider.find_swept_pairs(ids, positions, moving)
+    # Swept pairs: the gpu answers like the cpu.
+    assert collider.find_pairs(ids, positions, velocities=moving).tolist() == [[0, 1]]
+    cpu_swept = Collider([SQUARE], backend="cpu").find_swept_pairs(ids, positions, moving)
+    gpu_swept = collider.find_swept_pairs(ids, positions, moving)
+    assert gpu_swept.pairs.tolist() == cpu_swept.pairs.tolist() == [[0, 1]]
+    assert np.allclose(gpu_swept.toi, cpu_swept.toi, atol=1e-4)
+    _, bodies = example()
+    gpu_bullet = Collider([Circle(1.0), Polygon([(-4, -1), (4, -1), (4, 1), (-4, 1)])], backend="gpu")
+    bullet = gpu_bullet.find_swept_pairs(velocities=[[30, 0], [0, 0]], **bodies)
+    assert bullet.pairs.tolist() == [[0, 1]] and abs(float(bullet.toi[0]) - 13 / 30) <= 0.01 / 30 + 1e-4
     # Contacts the gpu answers as the cpu does.
     contacts = collider.find_contacts(ids, positions)
     expected = Collider([SQUARE], backend="cpu").find_contacts(ids, positions)
@@ -349,5 +355,5 @@ def test_the_gpu_backend_refuses_what_it_does_not_answer_yet():
     assert gpu_hits.point_offsets.tolist() == cpu_hits.point_offsets.tolist()
     assert gpu_hits.ray_body.tolist() == cpu_hits.ray_body.tolist()
     assert np.allclose(gpu_hits.ray_t, cpu_hits.ray_t, atol=1e-5)
-    # The collider still works after refusing.
+    # The collider still finds plain pairs afterwards.
     assert collider.find_pairs(ids, positions).tolist() == [[0, 1]]

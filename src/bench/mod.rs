@@ -17,7 +17,7 @@
 //! to 40 units a frame and whose frames are [`Collider::find_swept_pairs`] (pairs with
 //! their time of impact), and `queries`, a bullet-hell scene asked 10^4 rays, 10^3
 //! points and 10^3 boxes a frame ([`Collider::query`]). A backend that cannot answer
-//! them yet ([`Error::Unsupported`]: the gpu backend's swept pairs) is skipped with a
+//! them ([`Error::Unsupported`]: the parry2d baseline cannot sweep every case) is skipped with a
 //! note.
 //!
 //! The results ([`report`]): a line per run as it ends under a progress bar, a table at

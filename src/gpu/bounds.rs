@@ -10,7 +10,7 @@ use crate::packed::dispatch_size;
 pub(crate) const KERNELS: &[Kernel] = &[
     Kernel {
         entry: "bounds",
-        bindings: &[0, 1, 2, 3, 4],
+        bindings: &[0, 1, 2, 3, 4, 7],
     },
     Kernel {
         entry: READ_BODIES,
@@ -30,6 +30,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (4, Slot::Aabbs),
     (5, Slot::Source),
     (6, Slot::Counters),
+    (7, Slot::Velocities),
 ];
 
 /// One thread per body; when the bodies come from the caller's buffer, `source` is the

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::grid::bucket_count;
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
-    GridEntry, GridInfo, LongPair, PairsHeader, Params, ARGS_COUNT,
+    GridEntry, GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
 };
 
 /// How many items each growable buffer holds.
@@ -52,6 +52,13 @@ pub(crate) struct Buffers {
     /// What a frame recorded into the caller's encoder tells the caller's shaders
     /// (`publish`, [`super::GpuCollider::record`]); also their indirect dispatch.
     pub(crate) header: wgpu::Buffer,
+    /// Swept pairs (`super::sweep`): each body's displacement over the frame, written
+    /// only in frames with motion; the time of impact of each pair, parallel to `pairs`;
+    /// the swept candidates whose tests run in chunks; and the times' readback.
+    pub(crate) velocities: wgpu::Buffer,
+    pub(crate) tois: wgpu::Buffer,
+    pub(crate) swept_long_pairs: wgpu::Buffer,
+    pub(crate) toi_readback: wgpu::Buffer,
 }
 
 /// Every buffer a kernel binds. The stages' tables (`BINDINGS` in `bounds.rs`, `broad.rs`
@@ -77,6 +84,9 @@ pub enum Slot {
     Tasks,
     DispatchArgs,
     Header,
+    Velocities,
+    Tois,
+    SweptLongPairs,
     /// The caller's buffer of bodies (`GpuCollider::record_from_buffer`), bound frame by frame.
     Source,
     /// The queries' own buffers (`super::query::QueryBuffers`), made by the first batch.
@@ -118,6 +128,9 @@ impl Slot {
             Slot::Tasks => &["tasks"],
             Slot::DispatchArgs => &["dispatch_args"],
             Slot::Header => &["header"],
+            Slot::Velocities => &["velocities"],
+            Slot::Tois => &["tois"],
+            Slot::SweptLongPairs => &["swept_long_pairs"],
             Slot::Source => &["source"],
             Slot::QueryParams => &["query_params"],
             Slot::Queries => &["queries"],
@@ -153,6 +166,9 @@ impl Buffers {
             Slot::Tasks => Some(&self.tasks),
             Slot::DispatchArgs => Some(&self.dispatch_args),
             Slot::Header => Some(&self.header),
+            Slot::Velocities => Some(&self.velocities),
+            Slot::Tois => Some(&self.tois),
+            Slot::SweptLongPairs => Some(&self.swept_long_pairs),
             Slot::Source
             | Slot::QueryParams
             | Slot::Queries
@@ -211,6 +227,7 @@ impl Buffers {
         };
         let items = |n: u32, item: usize| n as u64 * item as u64;
         let pair_bytes = items(capacity.pairs, size_of::<Pair>());
+        let toi_bytes = items(capacity.pairs, size_of::<f32>());
         Ok(Buffers {
             params: make(
                 "params",
@@ -291,6 +308,18 @@ impl Buffers {
                 size_of::<PairsHeader>() as u64,
                 U::STORAGE | U::INDIRECT | U::COPY_SRC,
             )?,
+            velocities: make(
+                "velocities",
+                items(capacity.bodies, size_of::<[f32; 2]>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
+            tois: make("tois", toi_bytes, U::STORAGE | U::COPY_SRC)?,
+            swept_long_pairs: make(
+                "swept long pairs",
+                items(capacity.long_pairs, size_of::<SweptLongPair>()),
+                U::STORAGE,
+            )?,
+            toi_readback: make("toi readback", toi_bytes, U::MAP_READ | U::COPY_DST)?,
         })
     }
 }

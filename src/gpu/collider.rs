@@ -33,9 +33,10 @@ use crate::contact::Contact;
 use crate::error::Error;
 use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
+use crate::motion::SweptPair;
 use crate::packed::{
-    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, MAX_BODIES,
-    NO_SOURCE_ANGLE,
+    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, SweptLongPair,
+    MAX_BODIES, NO_SOURCE_ANGLE,
 };
 use crate::query::{QueryAnswers, QueryBatch};
 use crate::shaders::Stage;
@@ -106,6 +107,8 @@ impl Groups {
 pub(crate) struct FrameResult {
     pub(crate) counters: Counters,
     pub(crate) pairs: Vec<Pair>,
+    /// In a frame with motion, each stored pair's time of impact (`super::sweep`).
+    pub(crate) tois: Vec<f32>,
     /// Milliseconds of bounds, broad and narrow on the GPU, when timed.
     pub(crate) stage_ms: Option<[f64; 3]>,
     /// The stored pairs' contacts, in the same order, when the contact pass ran.
@@ -195,7 +198,7 @@ impl GpuCollider {
     }
 
     /// Uploads this frame's transforms, and the infos if they changed.
-    fn upload_bodies(&mut self, bodies: &[Body]) {
+    pub(crate) fn upload_bodies(&mut self, bodies: &[Body]) {
         update_transforms(bodies, &mut self.transforms, &mut self.angles);
         self.context.queue.write_buffer(
             &self.buffers.transforms,
@@ -259,13 +262,24 @@ impl GpuCollider {
 
     /// Runs the three stages once, with bodies `lookers` looking for partners, and reads
     /// back the counters and the stored pairs.
-    fn run(&self, bodies: u32, lookers: (u32, u32), limit: u32) -> Result<FrameResult, Error> {
+    /// With `swept`, the swept pairs of a frame with motion, and their times of impact.
+    fn run(
+        &self,
+        bodies: u32,
+        lookers: (u32, u32),
+        limit: u32,
+        swept: bool,
+    ) -> Result<FrameResult, Error> {
         let b = &self.buffers;
-        let _ = self.submit_run(bodies, lookers, limit, &b.readback);
+        let toi_target = swept.then_some((&b.toi_readback, 0));
+        let _ = self.submit_run(bodies, lookers, limit, &b.readback, toi_target);
         let pair_capacity = self.capacity.pairs;
-        let result = read_mapped(&self.context.device, &b.readback, |bytes| {
+        let mut result = read_mapped(&self.context.device, &b.readback, |bytes| {
             self.frame_result(bytes, pair_capacity)
         })?;
+        if swept {
+            result.tois = self.read_tois(result.pairs.len())?;
+        }
         self.context.check_uncaptured()?;
         Ok(result)
     }
@@ -286,19 +300,23 @@ impl GpuCollider {
         FrameResult {
             counters,
             pairs,
+            tois: Vec::new(),
             stage_ms,
             contacts: Vec::new(),
         }
     }
 
     /// Records the three stages once, as `run` describes, with the counters, stage times
-    /// and pairs copied into `readback`, and submits them; returns at once.
+    /// and pairs copied into `readback`, and submits them; returns at once. With
+    /// `toi_target`, a frame with motion (`super::sweep`), whose times of impact are
+    /// copied into that buffer at that offset.
     pub(crate) fn submit_run(
         &self,
         bodies: u32,
         lookers: (u32, u32),
         limit: u32,
         readback: &wgpu::Buffer,
+        toi_target: Option<(&wgpu::Buffer, u64)>,
     ) -> wgpu::SubmissionIndex {
         let mut encoder =
             self.context
@@ -306,7 +324,7 @@ impl GpuCollider {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("frame"),
                 });
-        self.encode_run_with_copies(&mut encoder, bodies, lookers, limit, readback);
+        self.encode_run_with_copies(&mut encoder, bodies, lookers, limit, readback, toi_target);
         self.context.queue.submit([encoder.finish()])
     }
 
@@ -318,6 +336,7 @@ impl GpuCollider {
         lookers: (u32, u32),
         limit: u32,
         readback: &wgpu::Buffer,
+        toi_target: Option<(&wgpu::Buffer, u64)>,
     ) {
         let b = &self.buffers;
         let run = Run {
@@ -327,6 +346,7 @@ impl GpuCollider {
             source: None,
             timed: true,
             publish: false,
+            swept: toi_target.is_some(),
         };
         self.encode_run(encoder, &run);
         encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
@@ -334,6 +354,9 @@ impl GpuCollider {
             timer.resolve(encoder, readback, STAMPS_AT);
         }
         encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
+        if let Some((target, offset)) = toi_target {
+            encoder.copy_buffer_to_buffer(&b.tois, 0, target, offset, b.tois.size());
+        }
     }
 
     /// Writes the run's parameters (through the queue, so they apply at its next
@@ -369,9 +392,15 @@ impl GpuCollider {
                     bucket_count,
                     run.lookers,
                 ),
-                Stage::Narrow => {
-                    narrow::dispatch(&p.narrow, &mut pass, &g.narrow, b, binned, run.publish)
-                }
+                Stage::Narrow => narrow::dispatch(
+                    &p.narrow,
+                    &mut pass,
+                    &g.narrow,
+                    b,
+                    binned,
+                    run.publish,
+                    run.swept,
+                ),
                 // Not a stage of the pair pipeline (see `super::query`).
                 Stage::Query => {}
             }
@@ -389,6 +418,7 @@ impl GpuCollider {
             source: None,
             timed: false,
             publish: false,
+            swept: false,
         };
         let bucket_count = self.begin_run(encoder, &run);
         let (p, g) = (&self.pipelines, &self.groups);
@@ -433,6 +463,7 @@ impl GpuCollider {
             source_position,
             source_angle,
             waiter_layers: self.grid.waiter_layers,
+            swept: run.swept as u32,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&b.counters, 0, None);
@@ -484,6 +515,11 @@ impl GpuCollider {
         Ok(())
     }
 
+    /// The transforms and infos last uploaded: the frame's bodies as the GPU sees them.
+    pub(crate) fn frame_bodies(&self) -> (&[BodyTransform], &[BodyInfo]) {
+        (&self.transforms, &self.uploaded_infos)
+    }
+
     /// Pairs the pair buffer holds now.
     pub(crate) fn pair_capacity(&self) -> u32 {
         self.capacity.pairs
@@ -510,8 +546,8 @@ impl GpuCollider {
     }
 
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
-        let (pairs, _) = self.find_frame(bodies)?;
-        Ok(sorted_pairs(pairs))
+        let found = self.find_all(bodies, false)?;
+        Ok(sorted_pairs(found.pairs))
     }
 
     /// The pairs of the frame, unsorted, and when the contact pass is active their
@@ -520,12 +556,22 @@ impl GpuCollider {
         &mut self,
         bodies: &[Body],
     ) -> Result<(Vec<Pair>, Vec<GpuContact>), Error> {
+        let found = self.find_all(bodies, false)?;
+        Ok((found.pairs, found.contacts))
+    }
+
+    /// Every pair of the frame (with `swept`, every swept pair and its time of impact,
+    /// unsorted), with the frame's stats kept.
+    pub(crate) fn find_all(&mut self, bodies: &[Body], swept: bool) -> Result<Found, Error> {
         // The upload is timed with the growth of the body buffers it may need.
         let start = Instant::now();
         let count = self.prepare(bodies)?;
+        if swept {
+            self.upload_velocities(bodies);
+        }
         let upload_ms = start.elapsed().as_secs_f64() * 1e3;
         let mut found = Found::default();
-        self.find_lookers(bodies, count, (0, count), &mut found)?;
+        self.find_lookers(bodies, count, (0, count), swept, &mut found)?;
         let total_ms = start.elapsed().as_secs_f64() * 1e3;
         self.last = FrameStats {
             candidates: Some(found.candidates),
@@ -537,7 +583,7 @@ impl GpuCollider {
                 readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
             }),
         };
-        Ok((found.pairs, found.contacts))
+        Ok(found)
     }
 
     /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find: in one run
@@ -548,16 +594,18 @@ impl GpuCollider {
         bodies: &[Body],
         count: u32,
         lookers: (u32, u32),
+        swept: bool,
         found: &mut Found,
     ) -> Result<(), Error> {
         loop {
             let remaining = self.max_pairs.saturating_sub(found.candidates);
             // At most 2^31, so no counter on the GPU can wrap around.
             let limit = remaining.min(1 << 31) as u32;
+            // Contacts are of the pairs at t = 0: their frames never sweep.
             let frame = if self.contact.active {
                 self.run_with_contacts(count, lookers, limit)?
             } else {
-                self.run(count, lookers, limit)?
+                self.run(count, lookers, limit, swept)?
             };
             let c = frame.counters;
 
@@ -585,7 +633,7 @@ impl GpuCollider {
                     deferred: grown(c.deferred),
                     ..cap
                 })?;
-                self.upload_bodies(bodies);
+                self.reupload(bodies, swept);
                 continue;
             }
             if c.candidates as u64 > remaining {
@@ -604,14 +652,14 @@ impl GpuCollider {
                         pairs: most,
                         ..cap
                     })?;
-                    self.upload_bodies(bodies);
+                    self.reupload(bodies, swept);
                 }
                 let slices = c.candidates.div_ceil(most / 2).min(lookers.1 - lookers.0);
                 let span = lookers.1 - lookers.0;
                 for k in 0..slices {
                     let first = lookers.0 + (span as u64 * k as u64 / slices as u64) as u32;
                     let end = lookers.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
-                    self.find_lookers(bodies, count, (first, end), found)?;
+                    self.find_lookers(bodies, count, (first, end), swept, found)?;
                 }
                 return Ok(());
             }
@@ -623,6 +671,7 @@ impl GpuCollider {
                 found.candidates += c.candidates as u64;
                 found.pairs.extend(frame.pairs);
                 found.contacts.extend(frame.contacts);
+                found.tois.extend(frame.tois);
                 found.stage_ms = match (found.stage_ms, frame.stage_ms) {
                     (Some(a), Some(b)) => Some(std::array::from_fn(|k| a[k] + b[k])),
                     (_, b) => b,
@@ -637,7 +686,7 @@ impl GpuCollider {
                 tasks: cap.tasks.max(grown(c.tasks)),
                 ..cap
             })?;
-            self.upload_bodies(bodies);
+            self.reupload(bodies, swept);
         }
     }
 
@@ -651,9 +700,10 @@ impl GpuCollider {
             deferred: capacity
                 .deferred
                 .min(self.binding_items(size_of::<DeferredScan>())),
+            // A frame with motion keeps its long tests in the larger SweptLongPair.
             long_pairs: capacity
                 .long_pairs
-                .min(self.binding_items(size_of::<LongPair>())),
+                .min(self.binding_items(size_of::<LongPair>().max(size_of::<SweptLongPair>()))),
             tasks: capacity.tasks.min(self.binding_items(size_of::<u32>())),
             ..capacity
         };
@@ -689,6 +739,8 @@ pub(crate) struct Run {
     pub(crate) timed: bool,
     /// The header for the caller's shaders written last (`publish`).
     pub(crate) publish: bool,
+    /// A frame with motion: swept bounds and the swept narrow phase (`super::sweep`).
+    pub(crate) swept: bool,
 }
 
 /// The caller's buffer of bodies, bound for `read_bodies`, and where in its structs the
@@ -700,9 +752,11 @@ pub(crate) struct SourceBinding {
 
 /// What the runs of one frame found so far.
 #[derive(Debug, Default)]
-struct Found {
+pub(crate) struct Found {
     candidates: u64,
-    pairs: Vec<Pair>,
+    pub(crate) pairs: Vec<Pair>,
+    /// In a frame with motion, each pair's time of impact.
+    pub(crate) tois: Vec<f32>,
     stage_ms: Option<[f64; 3]>,
     /// The pairs' contacts, in the same order, when the contact pass runs.
     contacts: Vec<GpuContact>,
@@ -711,7 +765,10 @@ struct Found {
 impl Collider for GpuCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
-        crate::motion::refuse_motion(&self.describe(), bodies)?;
+        if crate::motion::any_moving(bodies) {
+            let swept = self.find_swept_pairs(bodies)?;
+            return Ok(swept.into_iter().map(|s| s.pair).collect());
+        }
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
@@ -733,6 +790,15 @@ impl Collider for GpuCollider {
         self.library.check_bodies(bodies)?;
         let context = self.context.clone();
         context.scoped(|| self.query_checked(bodies, batch))
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        self.library.check_bodies(bodies)?;
+        if bodies.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let context = self.context.clone();
+        context.scoped(|| self.find_swept_pairs_checked(bodies))
     }
 
     fn describe(&self) -> String {

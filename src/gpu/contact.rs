@@ -226,7 +226,14 @@ impl GpuCollider {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("contact frame"),
         });
-        self.encode_run_with_copies(&mut encoder, bodies, lookers, limit, &self.buffers.readback);
+        self.encode_run_with_copies(
+            &mut encoder,
+            bodies,
+            lookers,
+            limit,
+            &self.buffers.readback,
+            None,
+        );
         self.encode_contact_pass(&mut encoder);
         self.context.queue.submit([encoder.finish()]);
         let pair_capacity = self.capacity.pairs;

@@ -13,6 +13,7 @@ mod pending;
 pub mod query;
 pub mod readback;
 mod record;
+mod sweep;
 mod timing;
 
 pub use collider::GpuCollider;

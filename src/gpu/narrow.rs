@@ -4,6 +4,7 @@
 //! kind pair (`bin_scatter`) and tests each bin with the kernel of its kind pair; a
 //! frame with few candidates tests them all with `narrow`. Then `long_args` sizes the
 //! chunks of long tests (`narrow_task`) and their verdicts (`narrow_finish`) likewise.
+//! A frame with motion runs the swept kernels of `shaders/sweep.wgsl` instead.
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
@@ -76,7 +77,31 @@ pub(crate) const KERNELS: &[Kernel] = &[
         entry: "publish",
         bindings: &[0, 5, 11],
     },
+    // Frames with motion (shaders/sweep.wgsl), from SWEEP_KERNELS on.
+    Kernel {
+        entry: "sweep",
+        bindings: &[0, 1, 2, 3, 4, 5, 10, 12],
+    },
+    Kernel {
+        entry: "sweep_hand_over",
+        bindings: &[0, 4, 5, 6, 9, 10, 13, 14],
+    },
+    Kernel {
+        entry: "sweep_long_args",
+        bindings: &[0, 5, 7],
+    },
+    Kernel {
+        entry: "sweep_task",
+        bindings: &[0, 1, 2, 3, 5, 9, 12, 14],
+    },
+    Kernel {
+        entry: "sweep_finish",
+        bindings: &[0, 5, 6, 13, 14],
+    },
 ];
+
+/// Index in [`KERNELS`] of `sweep`, the first kernel of a frame with motion.
+const SWEEP_KERNELS: usize = 15;
 
 /// Index in [`KERNELS`] of the first kind pair's kernel.
 const FIRST_BIN_KERNEL: usize = 5;
@@ -95,12 +120,21 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (9, Slot::Tasks),
     (10, Slot::Binned),
     (11, Slot::Header),
+    (12, Slot::Velocities),
+    (13, Slot::Tois),
+    (14, Slot::SweptLongPairs),
 ];
 
 /// When `binned`, one thread per candidate to bin them and one per candidate of each
 /// kind pair; else one per candidate. Then one per chunk of a long test and one per long
 /// test. Every size is set on the GPU. With `publish`, last, the header a caller's
 /// shaders read (a frame recorded into the caller's encoder).
+///
+/// A frame with motion (`swept`) runs the kernels of `shaders/sweep.wgsl` instead,
+/// after the same `narrow_args`: `sweep` and `sweep_hand_over` over the candidates, then
+/// `sweep_task` over the blocks of chunks of long tests and `sweep_finish` over those
+/// tests. It never bins (its verdicts use the bins' buffer) and never publishes
+/// (recorded frames are static).
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
@@ -108,8 +142,18 @@ pub(crate) fn dispatch(
     b: &Buffers,
     binned: bool,
     publish: bool,
+    swept: bool,
 ) {
     kernels.dispatch(pass, groups, 0, (1, 1));
+    if swept {
+        let args = &b.dispatch_args;
+        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS, args, ARGS_NARROW);
+        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 1, args, ARGS_NARROW);
+        kernels.dispatch(pass, groups, SWEEP_KERNELS + 2, (1, 1));
+        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 3, args, ARGS_TASKS);
+        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 4, args, ARGS_LONG);
+        return;
+    }
     if binned {
         kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
         kernels.dispatch(pass, groups, 2, (1, 1));

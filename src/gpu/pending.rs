@@ -7,7 +7,8 @@
 //! buffers the stages work in are shared, which the queue's order makes safe. A frame
 //! whose work lists overflowed their buffers (or that the blocking path would refuse)
 //! is run again through the blocking path when collected, from a copy of its bodies:
-//! the answer is always the blocking call's, never a short one.
+//! the answer is always the blocking call's, never a short one. A frame with motion
+//! gives its swept pairs, as the blocking `find_pairs` does.
 
 use std::collections::VecDeque;
 use std::mem::size_of;
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::collider::{FrameResult, GpuCollider, PAIRS_AT};
+use super::sweep::HOST_TOI;
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
 use crate::error::Error;
@@ -52,6 +54,8 @@ struct Work {
     /// What the frame had room for, and the candidate limit it ran with.
     room: [u32; 5],
     limit: u64,
+    /// A frame with motion: its times of impact follow the pairs in the readback.
+    swept: bool,
 }
 
 /// The frames a collider has in flight and the readback buffers it may reuse.
@@ -83,6 +87,10 @@ impl GpuCollider {
     /// At most [`MAX_FRAMES_IN_FLIGHT`] frames may be in flight; one more is refused with
     /// [`Error::InvalidUse`]. The bodies are copied, so the caller may move them at once.
     ///
+    /// A frame in which a body moves ([`Body::velocity`]) gives its swept pairs, as
+    /// [`Collider::find_pairs`] does; their times of impact come from
+    /// [`Collider::find_swept_pairs`].
+    ///
     /// ```no_run
     /// use gpu_collide::{Body, Circle, GpuCollider, GpuContext, Shape, ShapeLibrary, glam::Vec2};
     /// let gpu = GpuContext::new()?;
@@ -107,7 +115,6 @@ impl GpuCollider {
             )));
         }
         self.library().check_bodies(bodies)?;
-        crate::motion::refuse_motion(&crate::Collider::describe(self), bodies)?;
         let seq = self.frames.next_seq;
         let work = if bodies.len() < 2 {
             None
@@ -125,9 +132,17 @@ impl GpuCollider {
 
     fn submit_frame(&mut self, bodies: &[Body]) -> Result<Work, Error> {
         let count = self.prepare(bodies)?;
+        // A frame with motion sweeps, and reads back its times of impact after the pairs:
+        // a pair the GPU left to the host (`super::sweep::HOST_TOI`) sends the frame
+        // through the blocking path.
+        let swept = crate::motion::any_moving(bodies);
+        if swept {
+            self.upload_velocities(bodies);
+        }
         let limit = self.max_pairs().min(1 << 31);
         let pair_capacity = self.pair_capacity();
-        let size = PAIRS_AT + pair_capacity as u64 * size_of::<Pair>() as u64;
+        let tois_at = PAIRS_AT + pair_capacity as u64 * size_of::<Pair>() as u64;
+        let size = tois_at + if swept { pair_capacity as u64 * 4 } else { 0 };
         let readback = match self.frames.spare.iter().position(|b| b.size() >= size) {
             Some(k) => self.frames.spare.swap_remove(k),
             None => self
@@ -140,7 +155,8 @@ impl GpuCollider {
                     mapped_at_creation: false,
                 }),
         };
-        let submission = self.submit_run(count, (0, count), limit as u32, &readback);
+        let toi_target = swept.then_some((&readback, tois_at));
+        let submission = self.submit_run(count, (0, count), limit as u32, &readback, toi_target);
         let mapped = Arc::new(Mutex::new(None));
         let sink = mapped.clone();
         readback.map_async(wgpu::MapMode::Read, .., move |result| {
@@ -156,6 +172,7 @@ impl GpuCollider {
             pair_capacity,
             room: self.room(),
             limit,
+            swept,
         })
     }
 
@@ -245,19 +262,33 @@ impl GpuCollider {
             .ok_or_else(|| Error::Gpu("the readback was not mapped after the wait".into()))?;
         mapped.map_err(|e| Error::Gpu(format!("mapping the readback buffer failed: {e}")))?;
         let result = match work.readback.get_mapped_range(..) {
-            Ok(view) => Ok(self.frame_result(&view, work.pair_capacity)),
+            Ok(view) => {
+                let result = self.frame_result(&view, work.pair_capacity);
+                let tois_at = PAIRS_AT as usize + work.pair_capacity as usize * size_of::<Pair>();
+                // Read only when the pairs fit (a frame that overflowed runs again).
+                let stored = result.pairs.len().min(work.pair_capacity as usize);
+                let to_host = work.swept
+                    && view[tois_at..][..stored * 4]
+                        .chunks_exact(4)
+                        .any(|t| bytemuck::pod_read_unaligned::<f32>(t) == HOST_TOI);
+                Ok((result, to_host))
+            }
             Err(e) => Err(Error::Gpu(format!("reading the mapped buffer failed: {e}"))),
         };
         work.readback.unmap();
         self.frames.spare.push(work.readback);
-        let FrameResult {
-            counters: c,
-            pairs,
-            stage_ms,
-            ..
-        } = result?;
+        let (
+            FrameResult {
+                counters: c,
+                pairs,
+                stage_ms,
+                ..
+            },
+            to_host,
+        ) = result?;
         let [candidates, pair_room, deferred, long_pairs, tasks] = work.room;
-        let clean = c.unfinished == 0
+        let clean = !to_host
+            && c.unfinished == 0
             && c.deferred <= deferred
             && c.candidates as u64 <= work.limit
             && c.candidates <= candidates

@@ -202,6 +202,11 @@ impl GpuCollider {
     /// on bad bodies, and with the reason when an earlier frame's counts came back with
     /// a body that could not be read, the pair limit passed, or a buffer that cannot grow.
     ///
+    /// A recorded frame is static: the bodies' velocities ([`Body::velocity`]) are not
+    /// read, and the pairs are those at `t = 0`. Swept pairs, with their times of
+    /// impact, come from the blocking [`crate::Collider::find_pairs`] and
+    /// [`crate::Collider::find_swept_pairs`].
+    ///
     /// ```no_run
     /// use gpu_collide::{wgpu, Body, Circle, GpuCollider, GpuContext, Shape, ShapeLibrary, glam::Vec2};
     /// let gpu = GpuContext::new()?;
@@ -231,7 +236,7 @@ impl GpuCollider {
     /// incomplete and a later `record` fail naming the body.
     ///
     /// The grid's cell size is then chosen from the shapes' sizes alone, since the
-    /// positions never reach the host.
+    /// positions never reach the host. Static, as [`GpuCollider::record`] is.
     pub fn record_from_buffer(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -305,6 +310,7 @@ impl GpuCollider {
             source,
             timed: false,
             publish: true,
+            swept: false,
         };
         self.encode_run(encoder, &run);
         let frame = self.recordings.next_frame;
