@@ -94,20 +94,26 @@ struct SearchLevels {
 
 fn search_levels(me: BodyCell) -> SearchLevels {
     var found = SearchLevels(0u, 0u);
+    if waits(me.layer) {
+        // Up at the seekers of levels that cannot sweep down this far: one word for most
+        // bullets, which have none.
+        var up = grid_info.waiter_looks[me.level];
+        while up != 0u {
+            let other = countTrailingZeros(up);
+            up &= up - 1u;
+            if (grid_info.level_layers[other] & me.mask) != 0u {
+                found.seekers |= 1u << other;
+            }
+        }
+        return found;
+    }
     var occupied = grid_info.occupied_levels;
     let looks = grid_info.look_levels[me.level];
-    let waiting = waits(me.layer);
     let floor = grid_info.sweep_floor[me.level];
     while occupied != 0u {
         let other = countTrailingZeros(occupied);
         occupied &= occupied - 1u;
         if (grid_info.level_layers[other] & me.mask) == 0u {
-            continue;
-        }
-        if waiting {
-            if other > me.level && me.level < grid_info.sweep_floor[other] {
-                found.seekers |= 1u << other;
-            }
             continue;
         }
         if ((looks >> other) & 1u) == 1u {
@@ -256,6 +262,19 @@ fn choose_look_levels(own: u32) -> u32 {
     return bits;
 }
 
+// Entry `own` of waiter_looks: the occupied levels above `own` whose seekers cannot all
+// sweep down to it, where its waiting bodies look up. Twin of `waiter_looks` in src/grid.rs.
+fn choose_waiter_looks(own: u32) -> u32 {
+    let occupied = atomicLoad(&grid_info_counters.occupied_levels);
+    var bits = 0u;
+    for (var other = own + 1u; other < MAX_LEVELS; other++) {
+        if ((occupied >> other) & 1u) == 1u && own < atomicLoad(&grid_info_counters.sweep_floor[other]) {
+            bits |= 1u << other;
+        }
+    }
+    return bits;
+}
+
 // Gives every bucket its range of entries: a thread sums the counts of BUCKETS_PER_THREAD
 // consecutive buckets, takes that many entries from a global counter with one atomic,
 // and hands them out in order. The buckets' ranges end up in no particular order, which
@@ -266,6 +285,7 @@ fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_
     let thread = global_index(workgroup, local);
     if thread < MAX_LEVELS {
         atomicStore(&grid_info_counters.look_levels[thread], choose_look_levels(thread));
+        atomicStore(&grid_info_counters.waiter_looks[thread], choose_waiter_looks(thread));
     }
     let first = thread * BUCKETS_PER_THREAD;
     if first >= params.bucket_count {

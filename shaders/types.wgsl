@@ -99,6 +99,8 @@ struct GridInfo {
     level_bodies: array<u32, MAX_LEVELS>,
     // Entry l: the occupied levels that bodies on level l search, as bits.
     look_levels: array<u32, MAX_LEVELS>,
+    // Entry l: the occupied levels above l whose seekers cannot all sweep down to l.
+    waiter_looks: array<u32, MAX_LEVELS>,
     occupied_levels: u32,
     allocated: u32,
     // Entry c: the finest level every seeker of level c may sweep down to (sweep_reach).
@@ -113,6 +115,7 @@ struct AtomicGridInfo {
     level_waiters: array<atomic<u32>, MAX_LEVELS>,
     level_bodies: array<atomic<u32>, MAX_LEVELS>,
     look_levels: array<atomic<u32>, MAX_LEVELS>,
+    waiter_looks: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,
     allocated: atomic<u32>,
     sweep_floor: array<atomic<u32>, MAX_LEVELS>,

@@ -288,22 +288,27 @@ pub fn search_levels(
 ) -> SearchLevels {
     let mut seekers = 0u32;
     let mut waiters = 0u32;
+    if waits(params, layer) {
+        // Up at the seekers of levels that cannot sweep down this far: one word for most
+        // bullets, which have none.
+        let mut up = info.waiter_looks[level as usize];
+        while up != 0 {
+            let other = up.trailing_zeros();
+            up &= up - 1;
+            if info.level_layers[other as usize] & mask != 0 {
+                seekers |= 1 << other;
+            }
+        }
+        return SearchLevels { seekers, waiters };
+    }
     let mut occupied = info.occupied_levels;
     let looks = info.look_levels[level as usize];
-    let waiting = waits(params, layer);
     let floor = info.sweep_floor[level as usize];
     while occupied != 0 {
         let other = occupied.trailing_zeros();
         occupied &= occupied - 1;
         let o = other as usize;
         if info.level_layers[o] & mask == 0 {
-            continue;
-        }
-        if waiting {
-            // Up at the seekers of a level that cannot sweep down this far.
-            if other > level && level < info.sweep_floor[o] {
-                seekers |= 1 << other;
-            }
             continue;
         }
         if looks >> other & 1 == 1 {
@@ -397,6 +402,21 @@ pub fn probes(probe_down: &[u32; MAX_LEVELS as usize], own: u32, other: u32) -> 
     let (coarse, fine) = (own.max(other), own.min(other));
     let down = probe_down[coarse as usize] >> fine & 1 == 1;
     (own == coarse) == down
+}
+
+/// For each level `l`, the occupied levels above it whose seekers cannot all sweep down
+/// to `l` (`sweep_floor`), as bits: the only levels where waiting bodies of `l` look, for
+/// seekers. Worked out once a frame, so that a waiting body (most bullets) reads one word
+/// and no more. As WGSL `choose_waiter_looks`.
+pub fn waiter_looks(info: &GridInfo) -> [u32; MAX_LEVELS as usize] {
+    std::array::from_fn(|own| {
+        (own as u32 + 1..MAX_LEVELS)
+            .filter(|&other| {
+                info.occupied_levels >> other & 1 == 1
+                    && (own as u32) < info.sweep_floor[other as usize]
+            })
+            .fold(0, |bits, other| bits | 1 << other)
+    })
 }
 
 /// For each level, the occupied levels its bodies search, as bits: worked out once a

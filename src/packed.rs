@@ -341,6 +341,9 @@ pub struct GridInfo {
     /// Entry `l`: the occupied levels that bodies on level `l` search, as bits, chosen
     /// each frame from `level_bodies` ([`crate::grid::look_levels`]).
     pub look_levels: [u32; MAX_LEVELS as usize],
+    /// Entry `l`: the occupied levels above `l` whose seekers cannot all sweep down to
+    /// `l`, as bits: where waiting bodies of level `l` look up ([`crate::grid::waiter_looks`]).
+    pub waiter_looks: [u32; MAX_LEVELS as usize],
     /// Bit `l` is set when level `l` holds a body.
     pub occupied_levels: u32,
     /// Entries handed out to buckets so far (`allocate_buckets`).

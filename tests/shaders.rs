@@ -189,6 +189,7 @@ fn rust_structs_mirror_wgsl_structs() {
             level_waiters,
             level_bodies,
             look_levels,
+            waiter_looks,
             occupied_levels,
             allocated,
             sweep_floor,

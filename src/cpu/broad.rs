@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::collider::Pair;
 use crate::grid::{
     cell_at, cell_bucket, level_of, look_levels, probe_down, probed_cells, reports_seeker,
-    search_levels, sweep_reach, waits, GridParams, SearchLevels,
+    search_levels, sweep_reach, waiter_looks, waits, GridParams, SearchLevels,
 };
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
@@ -111,6 +111,7 @@ impl Grid {
         }
         // allocate_buckets: which side looks between levels, from this frame's counts...
         info.look_levels = look_levels(&probe_down(info), info.occupied_levels);
+        info.waiter_looks = waiter_looks(info);
         // ...then the ranges, one chunk of buckets after another.
         for chunk in buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
             let total: u32 = chunk.iter().map(|b| b.count).sum();
