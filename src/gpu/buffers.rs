@@ -214,17 +214,8 @@ impl Buffers {
         capacity: Capacity,
     ) -> Result<Self, Error> {
         use wgpu::BufferUsages as U;
-        let make = |label: &'static str, size: u64, usage: U| -> Result<wgpu::Buffer, Error> {
-            if usage.contains(U::STORAGE) {
-                check_binding(device, label, size)?;
-            }
-            Ok(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            }))
-        };
+        let make =
+            |label: &'static str, size: u64, usage: U| make_buffer(device, label, size, usage);
         let items = |n: u32, item: usize| n as u64 * item as u64;
         let pair_bytes = items(capacity.pairs, size_of::<Pair>());
         let toi_bytes = items(capacity.pairs, size_of::<f32>());
@@ -322,4 +313,23 @@ impl Buffers {
             toi_readback: make("toi readback", toi_bytes, U::MAP_READ | U::COPY_DST)?,
         })
     }
+}
+
+/// A buffer of `size` bytes, refused with [`Error::TooLarge`] naming `label` when it is a
+/// storage buffer larger than one binding of the device may be (`check_binding`).
+pub(crate) fn make_buffer(
+    device: &wgpu::Device,
+    label: &'static str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, Error> {
+    if usage.contains(wgpu::BufferUsages::STORAGE) {
+        check_binding(device, label, size)?;
+    }
+    Ok(device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    }))
 }

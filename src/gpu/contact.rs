@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::buffers::{check_binding, grown, Slot};
+use super::buffers::{grown, make_buffer, Slot};
 use super::collider::{FrameResult, GpuCollider};
 use super::readback::read_mapped;
 use crate::body::Body;
@@ -307,17 +307,8 @@ impl GpuCollider {
     fn build_contact_pass(&mut self, capacity: (u32, u32, u32)) -> Result<(), Error> {
         use wgpu::BufferUsages as U;
         let device = &self.context.device;
-        let make = |label: &'static str, size: u64, usage: U| -> Result<wgpu::Buffer, Error> {
-            if usage.contains(U::STORAGE) {
-                check_binding(device, label, size)?;
-            }
-            Ok(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            }))
-        };
+        let make =
+            |label: &'static str, size: u64, usage: U| make_buffer(device, label, size, usage);
         let contact_bytes = capacity.0 as u64 * size_of::<GpuContact>() as u64;
         let counter_bytes = size_of::<ContactCounters>() as u64;
         let contacts = make("contacts", contact_bytes, U::STORAGE | U::COPY_SRC)?;

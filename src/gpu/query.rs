@@ -13,7 +13,7 @@ use std::mem::size_of;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 
-use super::buffers::{check_binding, grown, Slot};
+use super::buffers::{grown, make_buffer, Slot};
 use super::collider::{body_count, GpuCollider};
 use super::readback::read_mapped;
 use super::Kernel;
@@ -209,17 +209,8 @@ pub(crate) struct QueryBuffers {
 impl QueryBuffers {
     fn new(device: &wgpu::Device, capacity: QueryCapacity) -> Result<Self, Error> {
         use wgpu::BufferUsages as U;
-        let make = |label: &'static str, size: u64, usage: U| -> Result<wgpu::Buffer, Error> {
-            if usage.contains(U::STORAGE) {
-                check_binding(device, label, size)?;
-            }
-            Ok(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            }))
-        };
+        let make =
+            |label: &'static str, size: u64, usage: U| make_buffer(device, label, size, usage);
         let items = |n: u32, item: usize| n.max(1) as u64 * item as u64;
         let c = capacity;
         Ok(QueryBuffers {
