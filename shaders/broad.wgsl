@@ -29,9 +29,11 @@
 // - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
 //   mask accepts nobody on a level never looks there, and bullets that never meet
 //   bullets cost a few loads each.
-// - Bounded work per invocation: Mesa's llvmpipe silently ends every loop of an
-//   invocation after 65535 iterations in all (see CHUNK_BUDGET in src/packed.rs), and real
-//   GPUs stall on one long invocation. So the cells one body reads are bounded by
+// - Bounded work per invocation: Mesa's llvmpipe silently ends every loop once the 8
+//   invocations it runs in lockstep have run 65535 iterations in all (see LLVMPIPE_LANES
+//   in src/packed.rs), and real GPUs stall on one long invocation. So a body walks its
+//   cells and their entries in a single loop (see `broad`), and the cells it reads are
+//   bounded by
 //   construction (the top level is one cell for bodies too large for the others; a level
 //   sweeps the finer ones only as far down as all its bodies stay within SWEEP_BUDGET
 //   cells in all, measured from their boxes by sweep_reach), and the entries it reads
@@ -373,24 +375,10 @@ fn emit_candidate(i: u32, me: BodyCell, other: GridEntry) -> bool {
     return slot < params.candidate_limit;
 }
 
-// Body i reads entries first .. end of `cell` on `level` and appends its candidates
-// there, one atomic each: most cells a body reads hold none or a few. False once the
-// candidate limit is passed.
-fn scan_entries(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, first: u32, end: u32) -> bool {
-    for (var k = first; k < end; k++) {
-        let other = grid_entries[k];
-        if is_candidate(i, me, box, level, cell, search, other) {
-            if !emit_candidate(i, me, other) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
-// scan_entries for a piece of a crowded cell, where most entries are candidates: they
-// are counted first and their slots taken with one atomic, since a pile of bodies on one
-// point would otherwise queue every thread on the one counter. Reads the entries twice.
+// Body i reads entries first .. end of a piece of a crowded cell (handed over by
+// `broad`), where most entries are candidates: they are counted first and their slots
+// taken with one atomic, since a pile of bodies on one point would otherwise queue every
+// thread on the one counter. Reads the entries twice.
 fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, first: u32, end: u32) -> bool {
     var found = 0u;
     for (var k = first; k < end; k++) {
@@ -418,6 +406,48 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
     return slot <= params.candidate_limit;
 }
 
+// Where a body's walk over the cells it reads stands: the levels still to visit, the
+// level and range it reads, the cell it is at, and the entries of that cell still to
+// read (or, `handing`, to hand over in SCAN_CHUNK-entry pieces).
+struct Walk {
+    levels: u32,
+    level: u32,
+    range: vec4<i32>,
+    cell: vec2<i32>,
+    next: u32,
+    end: u32,
+    handing: bool,
+}
+
+// Moves the walk to its next cell: along the row, then down the range, then to the next
+// level; false when there is none. On its own level a body reads only its own cell and
+// those after it (row by row): of two seekers in different cells, the one in the earlier
+// cell reports. Looking for waiting bodies there, it reads the whole range.
+fn advance(walk: ptr<function, Walk>, me: BodyCell, box: Aabb, search: SearchLevels) -> bool {
+    if (*walk).cell.x < (*walk).range.w {
+        (*walk).cell.x++;
+        return true;
+    }
+    if (*walk).cell.y < (*walk).range.z {
+        (*walk).cell.y++;
+        (*walk).cell.x = (*walk).range.y;
+        return true;
+    }
+    if (*walk).levels == 0u {
+        return false;
+    }
+    let level = countTrailingZeros((*walk).levels);
+    (*walk).levels &= (*walk).levels - 1u;
+    let range = probe_range(box, level);
+    let own = level == me.level && ((search.waiters >> level) & 1u) == 0u;
+    let y = select(range.x, max(range.x, me.cell.y), own);
+    let x = select(range.y, max(range.y, me.cell.x), own && y == me.cell.y);
+    (*walk).level = level;
+    (*walk).range = range;
+    (*walk).cell = vec2<i32>(x, y);
+    return true;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     // Bodies in their own order: taking them in grid order (so that a workgroup's
@@ -434,44 +464,55 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // The levels to look at, holding somebody this body accepts and is to find. Most
     // bullets have none, and stop here without reading their box.
     let search = search_levels(me);
-    var levels = search.seekers | search.waiters;
+    let levels = search.seekers | search.waiters;
     if levels == 0u {
         return;
     }
     let box = aabbs[i];
-    // Loop iterations so far; entries past SCAN_BUDGET are handed over, not read.
+    // One loop, each turn reading one entry, handing over one piece or moving to the
+    // next cell, rather than loops over levels, rows, cells and entries: llvmpipe counts
+    // its cap over the 8 invocations that run in lockstep, so nested loops in which
+    // they read different cells add their counts up (measured: 8 invocations of 9000
+    // iterations each, taking turns in an inner loop, lost 6500 of the last one's),
+    // while a single loop costs the longest invocation's turns. `steps` counts the
+    // turns (cells, entries read, pieces) and decides what is handed over, as in the
+    // CPU twin; the grid's budgets keep it far below LOOP_GUARD.
+    var walk = Walk(levels, 0u, vec4<i32>(0), vec2<i32>(0), 0u, 0u, false);
     var steps = 0u;
-    while levels != 0u {
-        let level = countTrailingZeros(levels);
-        levels &= levels - 1u;
-        let range = probe_range(box, level);
-        // On its own level a body reads only its own cell and those after it (row by
-        // row): of two seekers in different cells, the one in the earlier cell reports.
-        // Looking for waiting bodies there, it reads the whole range.
-        let own = level == me.level && ((search.waiters >> level) & 1u) == 0u;
-        for (var y = select(range.x, max(range.x, me.cell.y), own); y <= range.z; y++) {
-            let after = own && y == me.cell.y;
-            for (var x = select(range.y, max(range.y, me.cell.x), after); x <= range.w; x++) {
-                steps++;
-                let cell = vec2<i32>(x, y);
-                let bucket = buckets[cell_bucket(cell, level)];
-                let end = bucket.start + bucket.count;
-                if steps + bucket.count <= SCAN_BUDGET {
-                    steps += bucket.count;
-                    if !scan_entries(i, me, box, level, cell, search, bucket.start, end) {
+    loop {
+        if walk.next < walk.end {
+            if walk.handing {
+                let piece_end = min(walk.next + SCAN_CHUNK, walk.end);
+                defer_scan(DeferredScan(walk.cell, walk.level, i, walk.next, piece_end));
+                walk.next = piece_end;
+            } else {
+                let other = grid_entries[walk.next];
+                if is_candidate(i, me, box, walk.level, walk.cell, search, other) {
+                    if !emit_candidate(i, me, other) {
                         return;
                     }
-                } else {
-                    for (var first = bucket.start; first < end; first += SCAN_CHUNK) {
-                        steps++;
-                        defer_scan(DeferredScan(cell, level, i, first, min(first + SCAN_CHUNK, end)));
-                    }
                 }
-                if steps > LOOP_GUARD {
-                    atomicAdd(&counters.unfinished, 1u);
-                    return;
-                }
+                walk.next++;
             }
+            continue;
+        }
+        if !advance(&walk, me, box, search) {
+            break;
+        }
+        steps++;
+        let bucket = buckets[cell_bucket(walk.cell, walk.level)];
+        walk.next = bucket.start;
+        walk.end = bucket.start + bucket.count;
+        // Entries past SCAN_BUDGET are handed over, not read.
+        walk.handing = steps + bucket.count > SCAN_BUDGET;
+        if walk.handing {
+            steps += (bucket.count + SCAN_CHUNK - 1u) / SCAN_CHUNK;
+        } else {
+            steps += bucket.count;
+        }
+        if steps > LOOP_GUARD {
+            atomicAdd(&counters.unfinished, 1u);
+            return;
         }
     }
 }

@@ -116,8 +116,7 @@ enum Command {
         /// mixed, bitmask [default: these three], or swept-bullet-hell (bullets moving 5
         /// to 40 units a frame, answered with swept pairs and their time of impact) and
         /// queries (10^4 rays, 10^3 points and 10^3 boxes a frame against bullet-hell
-        /// bodies), which run only when named. The gpu backend has no sweeps or queries
-        /// yet and is skipped on those two with a note.
+        /// bodies), which run only when named.
         #[arg(long, value_name = "FILE|NAME[,...]", value_delimiter = ',')]
         scene: Option<Vec<String>>,
         /// Body counts, comma-separated, each from 1 to 16777216 [default:

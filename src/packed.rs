@@ -19,12 +19,29 @@ pub const BUCKETS_PER_THREAD: u32 = 32;
 /// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
 pub const MAX_LEVELS: u32 = 32;
 
+/// Invocations Mesa's llvmpipe runs in lockstep (one 256-bit vector of 32-bit lanes),
+/// the most the loop budgets below allow for.
+///
+/// llvmpipe, under both lavapipe and GL, silently ends every loop of a shader once the
+/// lockstep group has run 65535 loop iterations in all (`LP_MAX_TGSI_LOOP_ITERATIONS` in
+/// gallivm: one counter per group, set once, decremented at the end of every turn of
+/// every loop). A turn counts once however many lanes take it, so a single loop costs
+/// its longest lane's turns; but in nested loops whose lanes work at different outer
+/// turns the counts add up. Measured here (`tests/loop_cap.rs`):
+/// 8 lanes taking turns of 9000 iterations each in an inner loop lost 6500 of the last
+/// lane's; one loop of 30000 or 60000 iterations per lane lost none. So a kernel with
+/// nested data-dependent loops keeps each invocation under `65535 / LLVMPIPE_LANES`
+/// iterations in all (the chunk budgets below), and the broad phase, whose bodies read
+/// very different numbers of cells, walks them in one loop. An llvmpipe with wider
+/// vectors (its adapter name says `512 bits`) is refused with
+/// [`crate::Error::TooManyLanes`].
+pub const LLVMPIPE_LANES: u32 = 8;
+
 /// Loop iterations one invocation may spend on one candidate's exact test (or one chunk
-/// of it), counting every loop it runs. Mesa's llvmpipe, under both lavapipe and GL,
-/// silently ends every loop of an invocation once it has run 65535 iterations in all
-/// (`LP_MAX_TGSI_LOOP_ITERATIONS` in gallivm): a longer test would answer wrongly, not
-/// fail. Real GPUs have no such cap but stall a whole wave on one long invocation, so
-/// longer tests are split into chunks of this size and run in parallel.
+/// of it), counting every loop it runs: [`LLVMPIPE_LANES`] of them stay at half the cap
+/// of llvmpipe, where a longer test would answer wrongly, not fail. Real GPUs have no
+/// such cap but stall a whole wave on one long invocation, so longer tests are split
+/// into chunks of this size and run in parallel.
 pub const CHUNK_BUDGET: u32 = 4096;
 
 /// Grid entries (plus cells) one body of the broad phase reads itself; past this, it
@@ -36,10 +53,11 @@ pub const SCAN_BUDGET: u32 = 4096;
 /// Grid entries of one piece of a crowded cell handed over by the broad phase.
 pub const SCAN_CHUNK: u32 = 1024;
 
-/// Iterations after which an invocation stops and counts itself in
-/// `Counters::unfinished`. The budgets above keep every invocation far below it by
-/// construction; the guard turns a mistake in that reasoning into an error the host
-/// reports instead of a silently shortened loop.
+/// Turns of the broad phase's walk (cells, entries read, pieces handed over) after which
+/// a body stops and counts itself in `Counters::unfinished`. The budgets above keep every
+/// body far below it by construction; the guard turns a mistake in that reasoning into
+/// an error the host reports instead of a silently shortened loop. It is sound on
+/// llvmpipe because the walk is a single loop (see [`LLVMPIPE_LANES`]).
 pub const LOOP_GUARD: u32 = 32768;
 
 /// The most cells one body sweeps on the levels below its own, all of them together:

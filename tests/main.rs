@@ -12,6 +12,7 @@ mod draw;
 mod fuzz;
 mod known_cases;
 mod limits;
+mod loop_cap;
 mod oracle;
 mod own_device;
 mod pending_frames;

@@ -23,7 +23,7 @@ pub use record::{BodyLayout, RecordedCounts, RecordedFrame, PAIRS_WGSL};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Error;
-use crate::packed::{DISPATCH_WIDTH, WORKGROUP_SIZE};
+use crate::packed::{DISPATCH_WIDTH, LLVMPIPE_LANES, WORKGROUP_SIZE};
 use crate::shaders::Stage;
 
 /// A device and queue on a chosen adapter, shared by any number of colliders.
@@ -174,8 +174,10 @@ impl GpuContext {
                 });
             }
         }
+        let adapter = device.adapter_info();
+        check_lockstep_lanes(&adapter)?;
         Ok(GpuContext {
-            adapter: device.adapter_info(),
+            adapter,
             device,
             queue,
             uncaptured: Arc::default(),
@@ -187,6 +189,7 @@ impl GpuContext {
     /// Opens a device on this adapter with `limits`, or with all the limits it offers.
     pub async fn open(adapter: wgpu::Adapter, limits: Option<wgpu::Limits>) -> Result<Self, Error> {
         let info = adapter.get_info();
+        check_lockstep_lanes(&info)?;
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("gpu-collide"),
             // Timestamps, where the adapter has them, time the stages for benchmarks.
@@ -302,6 +305,28 @@ impl GpuContext {
         }
         self.check_uncaptured()?;
         result
+    }
+}
+
+/// Invocations an llvmpipe adapter runs in lockstep, from the vector width its name
+/// gives (`llvmpipe (LLVM 15.0.6, 256 bits)` runs 8 lanes of 32 bits); `None` for
+/// other adapters, which have no loop cap.
+pub fn llvmpipe_lanes(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("llvmpipe")?;
+    let bits = rest.split(" bits").next()?.rsplit([' ', ',', '(']).next()?;
+    bits.parse::<u32>().ok().map(|bits| (bits / 32).max(1))
+}
+
+/// Refuses an llvmpipe whose lockstep groups are wider than the kernels' loop budgets
+/// allow for ([`LLVMPIPE_LANES`]): its answers could be cut short without an error.
+fn check_lockstep_lanes(info: &wgpu::AdapterInfo) -> Result<(), Error> {
+    match llvmpipe_lanes(&info.name) {
+        Some(lanes) if lanes > LLVMPIPE_LANES => Err(Error::TooManyLanes {
+            adapter: info.name.clone(),
+            lanes,
+            supported: LLVMPIPE_LANES,
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -603,5 +628,36 @@ impl StageKernels {
         pass.set_bind_group(0, groups.0[k].as_ref(), &[]);
         let offset = slot as u64 * std::mem::size_of::<crate::packed::DispatchArgs>() as u64;
         pass.dispatch_workgroups_indirect(args, offset);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adapter(name: &str) -> wgpu::AdapterInfo {
+        let mut info = wgpu::AdapterInfo::new(wgpu::DeviceType::Cpu, wgpu::Backend::Vulkan);
+        info.name = name.into();
+        info
+    }
+
+    #[test]
+    fn llvmpipe_lanes_come_from_the_vector_width_in_its_name() {
+        assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 15.0.6, 256 bits)"), Some(8));
+        assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 19.1.7, 512 bits)"), Some(16));
+        assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 12.0.0, 128 bits)"), Some(4));
+        assert_eq!(llvmpipe_lanes("NVIDIA GeForce RTX 4090"), None);
+        assert_eq!(llvmpipe_lanes("llvmpipe"), None);
+    }
+
+    #[test]
+    fn an_llvmpipe_wider_than_the_budgets_is_refused_by_name() {
+        assert!(check_lockstep_lanes(&adapter("llvmpipe (LLVM 15.0.6, 256 bits)")).is_ok());
+        assert!(check_lockstep_lanes(&adapter("AMD Radeon RX 7900 XTX")).is_ok());
+        let error = check_lockstep_lanes(&adapter("llvmpipe (LLVM 19.1.7, 512 bits)"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("16 invocations in lockstep"), "{error}");
+        assert!(error.contains("LP_NATIVE_VECTOR_WIDTH=256"), "{error}");
     }
 }
