@@ -20,11 +20,11 @@
 // query_pick      one per task: among a ray's tasks that hit at that t, the lowest body;
 // query_normal    one per task: the winner writes its normal.
 //
-// Bounded work per invocation (Mesa's llvmpipe silently ends every loop of an
-// invocation past 65535 iterations in all, see CHUNK_BUDGET in src/packed.rs, and
-// counts them for 8 invocations together, see QUERY_LOOP_GUARD): the walk
-// reads at most QUERY_WALK_BUDGET cells and entries itself (levels that would cost more
-// are handed over whole, crowded cells in SCAN_CHUNK pieces); a polygon costs one or two
+// Bounded work per invocation (Mesa's llvmpipe silently ends every loop once the 8
+// invocations it runs in lockstep have run 65535 iterations in all, see LLVMPIPE_LANES
+// in src/packed.rs and QUERY_LOOP_GUARD): the walk takes at most QUERY_WALK_BUDGET turns
+// of its loops itself (levels that would cost more are handed over whole, crowded cells
+// in SCAN_CHUNK pieces); a polygon costs one or two
 // passes over its at most 256 vertices; a bitmask's test is split by rows into as many
 // chunks (tasks) as keep each within QUERY_CHUNK_BUDGET words. QUERY_LOOP_GUARD catches
 // a mistake in that reasoning as `unfinished`, an error on the host.
@@ -115,17 +115,19 @@ struct RayAnswer {
 // the 8 together: a loop runs while any of them is in it. So each invocation here keeps
 // within an eighth of the cap: measured, a batch whose queries each stayed within 8192
 // iterations lost a bitmask's hits when three of them shared a group.
-// Cells and entries one query's walk reads itself; levels that would take more are
-// handed over whole (their entries, in pieces of WHOLE_LEVEL_PIECE).
-const QUERY_WALK_BUDGET: u32 = 4096u;
+// Turns of loops one query's walk takes itself, counting every turn of every loop (a
+// loop's final turn, which finds it done, too): levels that would take more are handed
+// over whole (their entries, in pieces of WHOLE_LEVEL_PIECE).
+const QUERY_WALK_BUDGET: u32 = 6000u;
 const WHOLE_LEVEL_PIECE: u32 = 2048u;
 // Words of a bitmask one chunk of a test reads, about.
 const QUERY_CHUNK_BUDGET: u32 = CHUNK_BUDGET;
 // At most this many chunks a test: an 8192-row mask then has 8 rows a chunk.
 const MAX_QUERY_CHUNKS: u32 = 1024u;
 // Iterations past which an invocation stops and counts itself `unfinished` (an error on
-// the host): 8 of them stay below llvmpipe's cap of 65535, so a mistake in the budgets
-// above is reported rather than silently cut short.
+// the host): 8 of them, each at most one test's planning (consider, at most
+// MAX_QUERY_CHUNKS + 1 turns) past it, stay below llvmpipe's cap of 65535, so a mistake
+// in the budgets above is reported rather than silently cut short.
 const QUERY_LOOP_GUARD: u32 = 7000u;
 
 const QUERY_RAY: u32 = 0u;
@@ -205,17 +207,21 @@ fn consider(query: u32, q: PackedQuery, reach: Aabb, entry: GridEntry) -> u32 {
             query_tasks[first + c] = QueryTask(query, entry.body, c, chunks, 0u, 0u, vec2<f32>(0.0));
         }
     }
-    return chunks;
+    return chunks + 1u; // and the loop's final turn
 }
 
 // Reads entries first .. end for query `query`: those of `cell` on `level`, or with
-// WHOLE_LEVEL set, those anywhere on the level. Loop iterations spent.
-fn scan_cell(query: u32, q: PackedQuery, reach: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32) -> u32 {
+// WHOLE_LEVEL set, those anywhere on the level. Loop turns spent, added to `spent`;
+// stops once they pass QUERY_LOOP_GUARD (the caller reports it).
+fn scan_cell(query: u32, q: PackedQuery, reach: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32, spent: u32) -> u32 {
     let whole = (level & WHOLE_LEVEL) != 0u;
     let own = level & ~WHOLE_LEVEL;
-    var steps = 0u;
+    var steps = spent;
     for (var k = first; k < end; k++) {
         steps++;
+        if steps > QUERY_LOOP_GUARD {
+            break;
+        }
         let entry = grid_entries[k];
         // Other cells share the bucket when their hashes collide.
         if (entry.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) != own || (!whole && any(entry.cell != cell)) {
@@ -223,7 +229,7 @@ fn scan_cell(query: u32, q: PackedQuery, reach: Aabb, level: u32, cell: vec2<i32
         }
         steps += consider(query, q, reach, entry);
     }
-    return steps;
+    return steps + 1u; // and the loop's final turn
 }
 
 // Hands entries first .. end over to query_deferred, in pieces of `chunk` entries.
@@ -237,7 +243,7 @@ fn hand_over(query: u32, level: u32, cell: vec2<i32>, first: u32, end: u32, chun
             query_pieces[slot] = QueryPiece(cell, level, query, k, min(k + chunk, end));
         }
     }
-    return steps;
+    return steps + 1u; // and the loop's final turn
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -252,6 +258,7 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     var steps = 0u;
     var levels = grid_info.occupied_levels;
     while levels != 0u {
+        steps++;
         let level = countTrailingZeros(levels);
         levels &= levels - 1u;
         if (grid_info.level_layers[level] & q.mask) == 0u {
@@ -265,14 +272,16 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             cells = min(cells, 3.0 * (span.x + span.y));
         }
         // More cells than the walk may read (a huge box, a long ray on a fine level):
-        // the level's entries are read instead, wherever they are, in pieces.
-        if f32(steps) + cells > f32(QUERY_WALK_BUDGET) {
+        // the level's entries are read instead, wherever they are, in pieces. A cell
+        // costs two turns (its own, and its entries' loop ending), a row two more.
+        if f32(steps) + 2.0 * (cells + span.y) > f32(QUERY_WALK_BUDGET) {
             steps += hand_over(query, level | WHOLE_LEVEL, vec2<i32>(0), 0u, grid_info.allocated, WHOLE_LEVEL_PIECE);
             continue;
         }
         let size = ldexp(params.base_cell, i32(level));
         let half = 0.5 * size;
         for (var y = range.x; y <= range.z; y++) {
+            steps += 2u; // this row's turn, and its cells' loop ending
             var x_first = range.y;
             var x_last = range.w;
             if ray && level != TOP_LEVEL {
@@ -302,8 +311,9 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 let cell = vec2<i32>(x, y);
                 let bucket = buckets[cell_bucket(cell, level)];
                 let end = bucket.start + bucket.count;
-                if steps + bucket.count <= QUERY_WALK_BUDGET {
-                    steps += scan_cell(query, q, reach, level, cell, bucket.start, end);
+                // An entry read costs at least three turns: its own and consider's two.
+                if steps + 3u * bucket.count <= QUERY_WALK_BUDGET {
+                    steps = scan_cell(query, q, reach, level, cell, bucket.start, end, steps);
                 } else {
                     steps += hand_over(query, level, cell, bucket.start, end, SCAN_CHUNK);
                 }
@@ -332,7 +342,7 @@ fn query_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
     }
     let piece = query_pieces[t];
     let q = queries[piece.query];
-    let steps = scan_cell(piece.query, q, reach_of(q), piece.level, piece.cell, piece.first, piece.end);
+    let steps = scan_cell(piece.query, q, reach_of(q), piece.level, piece.cell, piece.first, piece.end, 0u);
     if steps > QUERY_LOOP_GUARD {
         atomicAdd(&query_counters.unfinished, 1u);
     }
