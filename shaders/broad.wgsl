@@ -469,17 +469,41 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
         return;
     }
     let box = aabbs[i];
-    // One loop, each turn reading one entry, handing over one piece or moving to the
-    // next cell, rather than loops over levels, rows, cells and entries: llvmpipe counts
-    // its cap over the 8 invocations that run in lockstep, so nested loops in which
-    // they read different cells add their counts up (measured: 8 invocations of 9000
-    // iterations each, taking turns in an inner loop, lost 6500 of the last one's),
-    // while a single loop costs the longest invocation's turns. `steps` counts the
-    // turns (cells, entries read, pieces) and decides what is handed over, as in the
-    // CPU twin; the grid's budgets keep it far below LOOP_GUARD.
+    // One loop, each turn moving to the next cell if this one is done, then reading one
+    // entry or handing over one piece, rather than loops over levels, rows, cells and
+    // entries: llvmpipe counts its cap over the 8 invocations that run in lockstep, so
+    // nested loops in which they read different cells add their counts up (measured: 8
+    // invocations of 9000 iterations each, taking turns in an inner loop, lost 6500 of
+    // the last one's), while a single loop costs the longest invocation's turns.
+    // `steps` counts cells, entries read and pieces (at least the turns) and decides
+    // what is handed over, as in the CPU twin; the grid's budgets keep it far below
+    // LOOP_GUARD.
     var walk = Walk(levels, 0u, vec4<i32>(0), vec2<i32>(0), 0u, 0u, false);
     var steps = 0u;
     loop {
+        // A turn that moves to the next cell reads its first entry too: a body sweeping
+        // sparse cells takes one turn a cell (measured: the crowded 10k scenes' broad
+        // phase took 3 ms more with a turn for the move alone, see BENCHMARKS.md).
+        if walk.next >= walk.end {
+            if !advance(&walk, me, box, search) {
+                break;
+            }
+            steps++;
+            let bucket = buckets[cell_bucket(walk.cell, walk.level)];
+            walk.next = bucket.start;
+            walk.end = bucket.start + bucket.count;
+            // Entries past SCAN_BUDGET are handed over, not read.
+            walk.handing = steps + bucket.count > SCAN_BUDGET;
+            if walk.handing {
+                steps += (bucket.count + SCAN_CHUNK - 1u) / SCAN_CHUNK;
+            } else {
+                steps += bucket.count;
+            }
+            if steps > LOOP_GUARD {
+                atomicAdd(&counters.unfinished, 1u);
+                return;
+            }
+        }
         if walk.next < walk.end {
             if walk.handing {
                 let piece_end = min(walk.next + SCAN_CHUNK, walk.end);
@@ -494,25 +518,6 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 }
                 walk.next++;
             }
-            continue;
-        }
-        if !advance(&walk, me, box, search) {
-            break;
-        }
-        steps++;
-        let bucket = buckets[cell_bucket(walk.cell, walk.level)];
-        walk.next = bucket.start;
-        walk.end = bucket.start + bucket.count;
-        // Entries past SCAN_BUDGET are handed over, not read.
-        walk.handing = steps + bucket.count > SCAN_BUDGET;
-        if walk.handing {
-            steps += (bucket.count + SCAN_CHUNK - 1u) / SCAN_CHUNK;
-        } else {
-            steps += bucket.count;
-        }
-        if steps > LOOP_GUARD {
-            atomicAdd(&counters.unfinished, 1u);
-            return;
         }
     }
 }
