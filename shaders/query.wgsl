@@ -8,10 +8,10 @@
 // body's own filter. Queries are one list: rays, then points, then boxes.
 //
 // query           one invocation per query: walks the cells its reach covers, level by
-//                 level (a ray: only the cells along its segment), and appends a task
-//                 (query, body) for every body it sees whose box its reach meets;
-//                 crowded cells, and levels with more cells than the walk may read, are
-//                 handed over in pieces of entries;
+//                 level (a ray: only the cells along its segment), in one loop, and
+//                 appends a task (query, body) for every body it sees whose box its
+//                 reach meets; crowded cells, and levels with more cells than the walk
+//                 may read, are handed over in pieces of entries;
 // query_args      sizes the indirect dispatches below from the counters;
 // query_deferred  one invocation per piece: reads its entries like query;
 // query_test      one invocation per task: the exact test. A point or box that meets
@@ -29,9 +29,16 @@
 // chunks (tasks) as keep each within QUERY_CHUNK_BUDGET words. QUERY_LOOP_GUARD catches
 // a mistake in that reasoning as `unfinished`, an error on the host.
 //
-// The answers need no early stop along a ray: every body the segment's cells hold is
-// tested, in parallel, and the first hit wins. The points' and boxes' hits come back in
-// no order (a bitmask's chunks may each report it); the host sorts and deduplicates.
+// The grid's cells are sized for the batch (`choose_query_grid` in src/cell_size.rs):
+// in a sparse scene a ray crosses mostly empty cells of the pairs' grid.
+//
+// No early stop along a ray: every body the segment's cells hold is tested, in
+// parallel, and the first hit wins. (The cpu's walk tests as it goes and stops past its
+// nearest hit. Here the walk would need the shapes, the transforms and the infos too:
+// 12 storage buffers, past the 8 a device with WebGPU's default limits allows a
+// stage. A ray meets about one body in the benchmark's scene, so the walk, not the
+// tests, is the cost.) The points' and boxes' hits come back in no order (a bitmask's
+// chunks may each report it); the host sorts and deduplicates.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> library: array<u32>;
@@ -191,7 +198,7 @@ fn chunks_of(reach: Aabb, kind: u32, box: Aabb) -> u32 {
 }
 
 // Appends the tasks of query `query` against entry `entry`'s body, if the query sees it
-// and reaches its box; the tasks appended (also those past the buffer's end).
+// and reaches its box; the loop turns it took.
 fn consider(query: u32, q: PackedQuery, reach: Aabb, entry: GridEntry) -> u32 {
     if (entry.layer & q.mask) == 0u {
         return 0u;
@@ -246,6 +253,105 @@ fn hand_over(query: u32, level: u32, cell: vec2<i32>, first: u32, end: u32, chun
     return steps + 1u; // and the loop's final turn
 }
 
+// Where a query's walk over the grid stands: the levels still to visit; the level it
+// reads, its range of cells (first y, first x, last y, last x) and the rows of it still
+// to read; the row it reads, its columns first ..= last and the one it is at (counted
+// along the walk), the cell that is; the entries of that cell still to read (or,
+// `handing`, to hand over in SCAN_CHUNK-entry pieces).
+struct QueryWalk {
+    levels: u32,
+    level: u32,
+    range: vec4<i32>,
+    rows_left: i32,
+    row: i32,
+    first: i32,
+    last: i32,
+    column: i32,
+    cell: vec2<i32>,
+    next: u32,
+    end: u32,
+    handing: bool,
+}
+
+// Moves the walk one step: to the next cell of its row (reading its bucket), else to
+// the next row of its level (where a ray finds its columns), else to the next level;
+// false when there is none. Loop turns spent, added to `steps` (a level handed over
+// whole costs its pieces).
+fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb, steps: ptr<function, u32>) -> bool {
+    let ray = q.kind == QUERY_RAY;
+    if (*w).column < (*w).last {
+        (*w).column++;
+        (*w).cell = vec2<i32>((*w).column, (*w).row);
+        let bucket = buckets[cell_bucket((*w).cell, (*w).level)];
+        (*w).next = bucket.start;
+        (*w).end = bucket.start + bucket.count;
+        // An entry read costs at least three turns: its own and consider's two.
+        (*w).handing = *steps + 3u * bucket.count > QUERY_WALK_BUDGET;
+        return true;
+    }
+    if (*w).rows_left > 0 {
+        let range = (*w).range;
+        (*w).rows_left--;
+        let y = range.z - (*w).rows_left;
+        (*w).row = y;
+        (*w).first = range.y;
+        (*w).last = range.w;
+        if ray && (*w).level != TOP_LEVEL {
+            // The segment's x extent within this row's band of cells, grown by the half
+            // cell a body may reach beyond its cell and a hair, so that rounding does not
+            // drop a cell the segment touches (as the cpu's).
+            let size = ldexp(params.base_cell, i32((*w).level));
+            let pad = 0.5 * size + 1e-3 * size;
+            let band_lo = f32(y) * size - pad;
+            let band_hi = f32(y + 1) * size + pad;
+            var t0 = 0.0;
+            var t1 = 1.0;
+            if q.b.y != 0.0 {
+                let a = (band_lo - q.a.y) / q.b.y;
+                let b = (band_hi - q.a.y) / q.b.y;
+                t0 = max(t0, min(a, b));
+                t1 = min(t1, max(a, b));
+            }
+            let xa = q.a.x + t0 * q.b.x;
+            let xb = q.a.x + t1 * q.b.x;
+            (*w).first = max(range.y, cell_at(vec2<f32>(min(xa, xb) - pad, 0.0), (*w).level).x);
+            (*w).last = min(range.w, cell_at(vec2<f32>(max(xa, xb) + pad, 0.0), (*w).level).x);
+            if t0 > t1 {
+                (*w).last = (*w).first - 1; // the segment misses the band
+            }
+        }
+        (*w).column = (*w).first - 1;
+        return true;
+    }
+    if (*w).levels == 0u {
+        return false;
+    }
+    let level = countTrailingZeros((*w).levels);
+    (*w).levels &= (*w).levels - 1u;
+    (*w).level = level;
+    (*w).rows_left = 0;
+    if (grid_info.level_layers[level] & q.mask) == 0u {
+        return true; // nobody on this level is seen
+    }
+    let range = probe_range(reach, level);
+    let span = vec2<f32>(f32(range.w - range.y + 1), f32(range.z - range.x + 1));
+    // A ray reads about three cells a row and a column (see the row bands above).
+    var cells = span.x * span.y;
+    if ray {
+        cells = min(cells, 3.0 * (span.x + span.y));
+    }
+    // More cells than the walk may read (a huge box, a long ray on a fine level): the
+    // level's entries are read instead, wherever they are, in pieces. A cell costs two
+    // turns (its own, and its first entry's consider), a row two more.
+    if f32(*steps) + 2.0 * (cells + span.y) > f32(QUERY_WALK_BUDGET) {
+        *steps += hand_over(query, level | WHOLE_LEVEL, vec2<i32>(0), 0u, grid_info.allocated, WHOLE_LEVEL_PIECE);
+        return true;
+    }
+    (*w).range = range;
+    (*w).rows_left = range.z - range.x + 1;
+    return true;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let query = global_index(workgroup, local);
@@ -254,77 +360,40 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let q = queries[query];
     let reach = reach_of(q);
-    let ray = q.kind == QUERY_RAY;
+    // One loop, each turn moving the walk a step if its cell is done, then reading one
+    // entry or handing over one piece, rather than loops over levels, rows, cells and
+    // entries: llvmpipe runs 8 invocations in lockstep, and nested loops in which they
+    // read different cells cost the sum of their turns, a single loop the longest
+    // invocation's (as the broad phase's walk, see broad.wgsl).
+    var w = QueryWalk(grid_info.occupied_levels, 0u, vec4<i32>(0), 0, 0, 0, -1, -1, vec2<i32>(0), 0u, 0u, false);
     var steps = 0u;
-    var levels = grid_info.occupied_levels;
-    while levels != 0u {
+    loop {
+        if w.next >= w.end {
+            if !advance(&w, query, q, reach, &steps) {
+                break;
+            }
+        }
         steps++;
-        let level = countTrailingZeros(levels);
-        levels &= levels - 1u;
-        if (grid_info.level_layers[level] & q.mask) == 0u {
-            continue; // nobody on this level is seen
-        }
-        let range = probe_range(reach, level);
-        let span = vec2<f32>(f32(range.w - range.y + 1), f32(range.z - range.x + 1));
-        // A ray reads about three cells a row and a column (see the row bands below).
-        var cells = span.x * span.y;
-        if ray {
-            cells = min(cells, 3.0 * (span.x + span.y));
-        }
-        // More cells than the walk may read (a huge box, a long ray on a fine level):
-        // the level's entries are read instead, wherever they are, in pieces. A cell
-        // costs two turns (its own, and its entries' loop ending), a row two more.
-        if f32(steps) + 2.0 * (cells + span.y) > f32(QUERY_WALK_BUDGET) {
-            steps += hand_over(query, level | WHOLE_LEVEL, vec2<i32>(0), 0u, grid_info.allocated, WHOLE_LEVEL_PIECE);
-            continue;
-        }
-        let size = ldexp(params.base_cell, i32(level));
-        let half = 0.5 * size;
-        for (var y = range.x; y <= range.z; y++) {
-            steps += 2u; // this row's turn, and its cells' loop ending
-            var x_first = range.y;
-            var x_last = range.w;
-            if ray && level != TOP_LEVEL {
-                // The segment's x extent within this row's band of cells, grown by the
-                // half cell a body may reach beyond its cell (as the cpu's walk).
-                let band_lo = f32(y) * size - half;
-                let band_hi = f32(y + 1) * size + half;
-                var t0 = 0.0;
-                var t1 = 1.0;
-                if q.b.y != 0.0 {
-                    let a = (band_lo - q.a.y) / q.b.y;
-                    let b = (band_hi - q.a.y) / q.b.y;
-                    t0 = max(t0, min(a, b));
-                    t1 = min(t1, max(a, b));
-                }
-                if t0 > t1 {
-                    continue;
-                }
-                let xa = q.a.x + t0 * q.b.x;
-                let xb = q.a.x + t1 * q.b.x;
-                let pad = half + 1e-3 * size;
-                x_first = max(x_first, cell_at(vec2<f32>(min(xa, xb) - pad, 0.0), level).x);
-                x_last = min(x_last, cell_at(vec2<f32>(max(xa, xb) + pad, 0.0), level).x);
-            }
-            for (var x = x_first; x <= x_last; x++) {
-                steps++;
-                let cell = vec2<i32>(x, y);
-                let bucket = buckets[cell_bucket(cell, level)];
-                let end = bucket.start + bucket.count;
-                // An entry read costs at least three turns: its own and consider's two.
-                if steps + 3u * bucket.count <= QUERY_WALK_BUDGET {
-                    steps = scan_cell(query, q, reach, level, cell, bucket.start, end, steps);
-                } else {
-                    steps += hand_over(query, level, cell, bucket.start, end, SCAN_CHUNK);
-                }
-                if steps > QUERY_LOOP_GUARD {
-                    atomicAdd(&query_counters.unfinished, 1u);
-                    return;
+        if w.next < w.end {
+            if w.handing {
+                steps += hand_over(query, w.level, w.cell, w.next, w.end, SCAN_CHUNK);
+                w.next = w.end;
+            } else {
+                let entry = grid_entries[w.next];
+                w.next++;
+                // Other cells share the bucket when their hashes collide.
+                if (entry.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) == w.level && all(entry.cell == w.cell) {
+                    steps += consider(query, q, reach, entry);
                 }
             }
+        }
+        if steps > QUERY_LOOP_GUARD {
+            atomicAdd(&query_counters.unfinished, 1u);
+            return;
         }
     }
 }
+
 
 // Sizes query_deferred from the pieces and the per-task kernels from the tasks; run
 // after query and again after query_deferred.
@@ -608,6 +677,31 @@ fn bitmask_meets_box(m: PackedShape, lo_in: vec2<f32>, hi_in: vec2<f32>, chunk: 
     return false;
 }
 
+// Chunk `chunk` of `chunks` of ray `q` against body `body`: a hit only at a time in
+// [0, 1] (not a number is none), +0 rather than -0 so that the bits order like the
+// values, with a finite normal or (0, 0).
+fn ray_test(q: PackedQuery, body: u32, chunk: u32, chunks: u32, steps: ptr<function, u32>) -> Hit {
+    let shape = library_shape(infos[body].shape);
+    let place = transforms[body];
+    let start = q.a - place.position;
+    var hit = NO_HIT;
+    if shape.kind == SHAPE_POLYGON {
+        hit = ray_polygon(shape, place.rotation, start, q.b);
+    } else if shape.kind == SHAPE_CIRCLE {
+        hit = ray_circle(vec2<f32>(0.0), shape.radius, start, q.b);
+    } else {
+        hit = ray_bitmask(shape, start, q.b, chunk, chunks, steps);
+    }
+    if !(hit.hit && hit.t >= 0.0 && hit.t <= 1.0) {
+        return NO_HIT;
+    }
+    hit.t = select(hit.t, 0.0, hit.t <= 0.0);
+    if !all(abs(hit.normal) <= vec2<f32>(3.4e38)) {
+        hit.normal = vec2<f32>(0.0);
+    }
+    return hit;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn query_test(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let t = global_index(workgroup, local);
@@ -620,26 +714,11 @@ fn query_test(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invoca
     let place = transforms[task.body];
     var steps = 0u;
     if q.kind == QUERY_RAY {
-        let start = q.a - place.position;
-        var hit = NO_HIT;
-        if shape.kind == SHAPE_POLYGON {
-            hit = ray_polygon(shape, place.rotation, start, q.b);
-        } else if shape.kind == SHAPE_CIRCLE {
-            hit = ray_circle(vec2<f32>(0.0), shape.radius, start, q.b);
-        } else {
-            hit = ray_bitmask(shape, start, q.b, task.chunk, task.chunks, &steps);
-        }
-        // Only a time in [0, 1] is a hit (not a number is none); +0 rather than -0, so
-        // that the bits order like the values.
-        if hit.hit && hit.t >= 0.0 && hit.t <= 1.0 {
-            let time = select(hit.t, 0.0, hit.t <= 0.0);
-            let key = ~bitcast<u32>(time);
-            var normal = hit.normal;
-            if !all(abs(normal) <= vec2<f32>(3.4e38)) {
-                normal = vec2<f32>(0.0);
-            }
+        let hit = ray_test(q, task.body, task.chunk, task.chunks, &steps);
+        if hit.hit {
+            let key = ~bitcast<u32>(hit.t);
             query_tasks[t].key = key;
-            query_tasks[t].normal = normal;
+            query_tasks[t].normal = hit.normal;
             atomicMax(&ray_answers[task.query].key, key);
         }
     } else {

@@ -255,6 +255,65 @@ fn a_ray_through_a_bitmask_diagonally_stops_at_the_first_set_cell() {
     assert_eq!(found.rays[2], None);
 }
 
+/// The gpu's walk tests what a ray meets as it goes and looks no further than its
+/// nearest hit: the first hit is found whichever level of the grid (cell size) holds it,
+/// past bodies further along on every level, and a tie goes to the lowest body even when
+/// the two lie on different levels.
+#[test]
+fn a_ray_stops_at_its_first_hit_on_any_level_and_a_tie_goes_to_the_lowest_body() {
+    let big = json!({"polygon": [[-20, -20], [20, -20], [20, 20], [-20, 20]]});
+    let mut bodies = vec![
+        json!({"shape": 1, "x": 30, "y": 0}), // 0: big, its left side at x = 10
+        json!({"shape": 0, "x": 11, "y": 0}), // 1: small, its left side at x = 10
+        json!({"shape": 0, "x": -11, "y": 0}), // 2: small, its right side at x = -10
+        json!({"shape": 1, "x": -30, "y": 0}), // 3: big, its right side at x = -10
+        json!({"shape": 0, "x": 5, "y": -5}), // 4: small, in front of body 0
+        json!({"shape": 2, "x": 0, "y": 40}), // 5: a circle past a row of small squares
+    ];
+    // Small bodies further along every ray, on both sides and above.
+    for k in 0..60 {
+        let (x, y) = (14 + 3 * k, k % 7 - 3);
+        bodies.push(json!({"shape": 0, "x": x, "y": y}));
+        bodies.push(json!({"shape": 0, "x": -x, "y": y}));
+        bodies.push(json!({"shape": 0, "x": y, "y": 60 + 3 * k}));
+    }
+    let along = Vec2::new(100.0, 0.0);
+    let scene = scene_with(
+        vec![square(), big, json!({"circle": 3.0})],
+        bodies,
+        QueryBatch {
+            rays: vec![
+                Ray::new(Vec2::ZERO, along),           // a tie at x = 10: body 0
+                Ray::new(Vec2::ZERO, -along),          // a tie at x = -10: body 2
+                Ray::new(Vec2::new(0.0, 5.0), along),  // the big body 0 first
+                Ray::new(Vec2::new(0.0, -5.0), along), // the small body 4 first
+                Ray::new(Vec2::new(0.5, 20.0), Vec2::new(0.0, 200.0)), // the circle first
+                Ray::new(Vec2::new(0.5, 250.0), Vec2::new(0.0, -240.0)), // squares first
+            ],
+            ..QueryBatch::default()
+        },
+    );
+    let library = scene.validate().expect("valid");
+    let cpu = answers("first hits", &scene);
+    let expected = [
+        (0, 0.1, -Vec2::X),
+        (2, 0.1, Vec2::X),
+        (0, 0.1, -Vec2::X),
+        (4, 0.04, -Vec2::X),
+    ];
+    for (k, &(body, t, normal)) in expected.iter().enumerate() {
+        let h = hit(&cpu, k);
+        assert_eq!((h.body, h.normal), (body, Some(normal)), "ray {k}: {h:?}");
+        assert!((h.t - t).abs() < 1e-6, "ray {k}: {h:?}");
+    }
+    assert_eq!(hit(&cpu, 4).body, 5);
+    assert_ne!(hit(&cpu, 5).body, 5);
+    let Some(gpu) = check_gpu("first hits", &scene, &library, &cpu) else {
+        return;
+    };
+    assert_eq!(gpu.rays, cpu.rays, "the gpu's first hits are the cpu's");
+}
+
 #[test]
 fn points_on_edges_and_degenerate_boxes() {
     let scene = scene_with(

@@ -239,34 +239,38 @@ impl Collider for CpuCollider {
             infos: &s.infos,
             aabbs: &s.aabbs,
         };
-        let near = |mask: u32, min: glam::Vec2, max: glam::Vec2, segment| {
+        let near = |mask: u32, min: glam::Vec2, max: glam::Vec2| {
             let mut found = Vec::new();
-            query::grid_candidates(grid, params, mask, min, max, segment, |k| found.push(k));
+            query::grid_candidates(grid, params, mask, min, max, None, |k| {
+                found.push(k);
+                1.0
+            });
             found
         };
+        // A ray is tested as its walk meets bodies, which stops past its nearest hit.
         let rays = batch
             .rays
             .par_iter()
             .map(|ray| {
                 let end = ray.origin + ray.delta;
-                let candidates = near(
-                    ray.mask,
-                    ray.origin.min(end),
-                    ray.origin.max(end),
-                    Some((ray.origin, ray.delta)),
-                );
-                frame.first_hit(ray, candidates.into_iter())
+                let segment = Some((ray.origin, ray.delta));
+                let (min, max) = (ray.origin.min(end), ray.origin.max(end));
+                let mut best = None;
+                query::grid_candidates(grid, params, ray.mask, min, max, segment, |k| {
+                    frame.nearer_hit(ray, k, &mut best)
+                });
+                best
             })
             .collect();
         let points = batch
             .points
             .par_iter()
-            .map(|q| frame.point_bodies(q, near(q.mask, q.point, q.point, None).into_iter()))
+            .map(|q| frame.point_bodies(q, near(q.mask, q.point, q.point).into_iter()))
             .collect();
         let boxes = batch
             .boxes
             .par_iter()
-            .map(|q| frame.box_bodies(q, near(q.mask, q.min, q.max, None).into_iter()))
+            .map(|q| frame.box_bodies(q, near(q.mask, q.min, q.max).into_iter()))
             .collect();
         Ok(QueryAnswers {
             rays,

@@ -9,6 +9,8 @@
 //!   the hit's. A circle solves one quadratic. A bitmask is walked row by row in the
 //!   ray's direction: in each row the ray crosses, the first set cell along it within
 //!   the columns it covers there is its first hit in that row, and rows are met in order.
+//!   A ray's walk of the grid ([`grid_candidates`]) tests what it meets as it goes and
+//!   stops past its nearest hit.
 //! - A point is in a polygon when it is behind every edge, in a bitmask when a cell
 //!   whose closed square holds it is set.
 //! - A box meets a polygon unless the box's two axes or an edge normal separate them, a
@@ -19,7 +21,7 @@ use glam::{IVec2, Vec2};
 
 use crate::grid::{cell_at, cell_bucket, probe_range, GridParams, TOP_LEVEL};
 use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::packed::{Aabb, BodyInfo, BodyTransform, GridEntry};
 use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
 
 use super::broad::Grid;
@@ -118,26 +120,30 @@ impl Bodies<'_> {
 
     /// The first hit of `ray` among `candidates` (bodies it may see), lowest index on a tie.
     pub fn first_hit(&self, ray: &Ray, candidates: impl Iterator<Item = usize>) -> Option<RayHit> {
-        let (lo, hi) = (
-            ray.origin.min(ray.origin + ray.delta),
-            ray.origin.max(ray.origin + ray.delta),
-        );
-        let reach = Aabb {
-            min: lo.to_array(),
-            max: hi.to_array(),
-        };
-        let mut best: Option<RayHit> = None;
+        let mut best = None;
         for k in candidates {
-            if !self.sees(k, ray.mask) || !self.aabbs[k].overlaps(&reach) {
-                continue;
-            }
+            self.nearer_hit(ray, k, &mut best);
+        }
+        best
+    }
+
+    /// Tests `ray` against body `k` (if it sees the body) and keeps the hit in `best` when
+    /// it is nearer, or as near with a lower index; how far along the ray a nearer hit
+    /// may still lie (1 while there is none).
+    pub fn nearer_hit(&self, ray: &Ray, k: usize, best: &mut Option<RayHit>) -> f32 {
+        let end = ray.origin + ray.delta;
+        let reach = Aabb {
+            min: ray.origin.min(end).to_array(),
+            max: ray.origin.max(end).to_array(),
+        };
+        if self.sees(k, ray.mask) && self.aabbs[k].overlaps(&reach) {
             if let Some((t, normal)) = self.ray_hit(k, ray) {
-                let better = match best {
+                let better = match *best {
                     None => true,
                     Some(b) => t < b.t || (t == b.t && (k as u32) < b.body),
                 };
                 if better {
-                    best = Some(RayHit {
+                    *best = Some(RayHit {
                         body: k as u32,
                         t,
                         normal,
@@ -145,7 +151,7 @@ impl Bodies<'_> {
                 }
             }
         }
-        best
+        best.map_or(1.0, |b| b.t)
     }
 
     /// The bodies among `candidates` that `point` is in, ascending.
@@ -323,9 +329,27 @@ fn ray_bitmask(
     best
 }
 
+/// What a query's walk of the grid reads next: a cell of a level, or (when the level has
+/// more cells in reach than bodies) all of a level's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reached {
+    /// The cell on the level.
+    Cell(u32, IVec2),
+    /// Every entry of the level.
+    Level(u32),
+}
+
 /// The bodies whose grid cell a query reaching the box `min ..= max` must look in, for
 /// one occupied level after another, fed to `visit`; a ray's box is cut down row by row
 /// to the cells along its segment (`segment`: start and delta).
+///
+/// `visit` answers how far along the segment the walk must still look (1: all of it;
+/// a point or box answers anything, it is not read). A ray's rows and cells are read in
+/// its direction, so that a ray tested as it goes ([`Bodies::nearer_hit`]) stops at the
+/// first row it would enter past its nearest hit, and looks no further on the levels
+/// after: on the benchmark's 10^4 rays over bullet-hell 100k this took the cpu's rays
+/// from about 29 to 22 ms. `shaders/query.wgsl` reads the same cells but to the end of
+/// each segment, and tests in a pass of its own (its top comment says why).
 pub fn grid_candidates(
     grid: &Grid,
     params: &GridParams,
@@ -333,8 +357,51 @@ pub fn grid_candidates(
     min: Vec2,
     max: Vec2,
     segment: Option<(Vec2, Vec2)>,
-    mut visit: impl FnMut(usize),
+    mut visit: impl FnMut(usize) -> f32,
 ) {
+    walk_grid(grid, params, mask, min, max, segment, |reached| {
+        reached_entries(grid, params, reached)
+            .map(|entry| visit(entry.body as usize))
+            .fold(1.0, f32::min)
+    });
+}
+
+/// The grid entries of what the walk reached: a cell's (its bucket holds other cells'
+/// too when their hashes collide), or a whole level's.
+pub fn reached_entries<'a>(
+    grid: &'a Grid,
+    params: &GridParams,
+    reached: Reached,
+) -> impl Iterator<Item = &'a GridEntry> + 'a {
+    let (level, entries, cell) = match reached {
+        Reached::Level(level) => (level, &grid.entries[..], None),
+        Reached::Cell(level, cell) => {
+            let bucket = &grid.buckets[cell_bucket(params, cell, level) as usize];
+            let start = bucket.start as usize;
+            (
+                level,
+                &grid.entries[start..start + bucket.count as usize],
+                Some(cell),
+            )
+        }
+    };
+    entries
+        .iter()
+        .filter(move |e| e.level == level && cell.is_none_or(|c| IVec2::from(e.cell) == c))
+}
+
+/// The walk of [`grid_candidates`], cell by cell: `visit` answers how far along the
+/// segment the walk must still look.
+pub fn walk_grid(
+    grid: &Grid,
+    params: &GridParams,
+    mask: u32,
+    min: Vec2,
+    max: Vec2,
+    segment: Option<(Vec2, Vec2)>,
+    mut visit: impl FnMut(Reached) -> f32,
+) {
+    let mut limit = 1.0f32;
     let mut levels = grid.info.occupied_levels;
     while levels != 0 {
         let level = levels.trailing_zeros();
@@ -342,7 +409,13 @@ pub fn grid_candidates(
         if grid.info.level_layers[level as usize] & mask == 0 {
             continue; // nobody on this level is seen
         }
-        let (first, last) = probe_range(params, min, max, level);
+        let (first, last) = match segment {
+            Some((start, delta)) if limit < 1.0 => {
+                let (lo, hi) = segment_reach(start, delta, limit);
+                probe_range(params, lo, hi, level)
+            }
+            _ => probe_range(params, min, max, level),
+        };
         // A huge box (or a long ray) on a fine level spans more cells than there are
         // bodies: reading the entries themselves then bounds the work by the bodies.
         let span = (last - first + IVec2::ONE).as_vec2();
@@ -352,44 +425,50 @@ pub fn grid_candidates(
             span.x * span.y
         };
         if cells > grid.entries.len() as f32 {
-            for entry in grid.entries.iter().filter(|e| e.level == level) {
-                visit(entry.body as usize);
-            }
+            limit = limit.min(visit(Reached::Level(level)));
             continue;
         }
-        for y in first.y..=last.y {
+        let down = segment.is_some_and(|(_, delta)| delta.y < 0.0);
+        let left = segment.is_some_and(|(_, delta)| delta.x < 0.0);
+        for r in first.y..=last.y {
+            let y = if down { first.y + last.y - r } else { r };
             let (mut x_first, mut x_last) = (first.x, last.x);
             if let (Some((start, delta)), false) = (segment, level == TOP_LEVEL) {
                 // The segment's x extent within the band of this row's cells grown by
-                // the half cell a body may reach beyond its cell.
+                // the half cell a body may reach beyond its cell, and a hair: rounding
+                // must neither drop a cell the segment touches nor stop the walk early.
                 let size = params.base_cell * 2f32.powi(level as i32);
-                let half = 0.5 * size;
-                let (band_lo, band_hi) = (y as f32 * size - half, (y + 1) as f32 * size + half);
+                let pad = 0.5 * size + 1e-3 * size;
+                let (band_lo, band_hi) = (y as f32 * size - pad, (y + 1) as f32 * size + pad);
                 let (mut t0, mut t1) = (0.0f32, 1.0f32);
                 if delta.y != 0.0 {
                     let (a, b) = ((band_lo - start.y) / delta.y, (band_hi - start.y) / delta.y);
                     t0 = t0.max(a.min(b));
                     t1 = t1.min(a.max(b));
                 }
+                if t0 > limit {
+                    break; // bands met later enter later still
+                }
+                t1 = t1.min(limit);
                 if t0 > t1 {
                     continue;
                 }
-                // A hair of margin: rounding must not drop a cell the segment touches.
                 let (xa, xb) = (start.x + t0 * delta.x, start.x + t1 * delta.x);
-                let pad = half + 1e-3 * size;
                 x_first = x_first.max(cell_at(params, Vec2::new(xa.min(xb) - pad, 0.0), level).x);
                 x_last = x_last.min(cell_at(params, Vec2::new(xa.max(xb) + pad, 0.0), level).x);
             }
-            for x in x_first..=x_last {
-                let cell = IVec2::new(x, y);
-                let bucket = &grid.buckets[cell_bucket(params, cell, level) as usize];
-                let start = bucket.start as usize;
-                for entry in &grid.entries[start..start + bucket.count as usize] {
-                    if entry.level == level && IVec2::from(entry.cell) == cell {
-                        visit(entry.body as usize);
-                    }
-                }
+            for c in x_first..=x_last {
+                let x = if left { x_first + x_last - c } else { c };
+                limit = limit.min(visit(Reached::Cell(level, IVec2::new(x, y))));
             }
         }
     }
+}
+
+/// The box of the segment `start + t·delta` for `t` in `0 ..= limit`, grown by a hair
+/// against rounding (as `segment_reach` in `shaders/query.wgsl`).
+fn segment_reach(start: Vec2, delta: Vec2, limit: f32) -> (Vec2, Vec2) {
+    let end = start + limit * delta;
+    let pad = 1e-5 * start.abs().max(end.abs()) + Vec2::splat(1e-6);
+    (start.min(end) - pad, start.max(end) + pad)
 }
