@@ -20,11 +20,13 @@ use glam::{IVec2, Vec2};
 
 use crate::cpu::bounds::body_bounds;
 use crate::cpu::broad::Grid;
+use crate::cpu::query::{reached_entries, walk_grid, Reached};
 use crate::grid::{
     bucket_count, cell_bucket, median_extent, probed_cells, waiter_layers, GridParams,
 };
 use crate::library::ShapeLibrary;
 use crate::packed::{BodyInfo, BodyTransform, NO_BUCKET};
+use crate::query::QueryBatch;
 
 /// Bodies sampled to choose the cell size.
 pub const SAMPLE: usize = 2048;
@@ -133,6 +135,140 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[crate::packed::Aa
     (cells, entries)
 }
 
+/// Queries sampled to choose the query grid's cell size.
+pub const QUERY_SAMPLE: usize = 256;
+
+/// Base cells tried for a batch of queries, as multiples of the median body: a query
+/// has no body of its own to be near, so in a sparse scene it walks mostly empty cells
+/// unless they are coarser than the pairs' (see [`choose_query_grid`]).
+pub const QUERY_MULTIPLES: [f32; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
+
+/// What reading an entry costs the query walk against moving to a cell: each takes a
+/// turn of the walk's loop. With this weight the count picks the multiple that was
+/// fastest on lavapipe (see [`choose_query_grid`]); with 0.5 it picked the next one up.
+pub const QUERY_ENTRY_WEIGHT: f64 = 1.0;
+
+/// The grid for a batch of queries: every body in it (its mask opened, none waiting,
+/// see `Collider::query`), with the base cell among [`QUERY_MULTIPLES`] of the median
+/// body that reads the least, counted on a sample of the bodies and of the queries.
+///
+/// Why not the pairs' grid: a body looks only around itself, where the grid is made
+/// fine enough that most cells hold a body; a ray 20 to 200 units long crosses every
+/// cell along it on every level, and in a sparse scene most of them are empty. On the
+/// bullet-hell scene at 100k (a body per 25 x 25 units, bodies 3 to 48 across), 10^4
+/// rays took 67-69 ms a batch on lavapipe with the pairs' cell (twice the median body),
+/// 56-59 with 4 times, 70-77 with 8 and 97-143 with 16, where cells hold many bodies
+/// each; the count picks 4 (BENCHMARKS.md, "Queries: a grid sized for them"). Any
+/// size gives the same answers.
+pub fn choose_query_grid(
+    library: &ShapeLibrary,
+    infos: &[BodyInfo],
+    transforms: &[BodyTransform],
+    batch: &QueryBatch,
+) -> GridParams {
+    let median = median_extent(library, infos);
+    let stride = infos.len().div_ceil(SAMPLE).max(1);
+    let sample_infos: Vec<BodyInfo> = infos.iter().step_by(stride).copied().collect();
+    let sample_boxes: Vec<_> = transforms
+        .iter()
+        .zip(infos)
+        .step_by(stride)
+        .map(|(t, info)| body_bounds(library, t, info))
+        .collect();
+    let queries = sample_queries(batch);
+    let cost = |multiple: f32| {
+        let params = query_params(multiple * median, sample_infos.len());
+        let (cells, entries) = query_reads(&params, &sample_infos, &sample_boxes, &queries);
+        cells as f64 + QUERY_ENTRY_WEIGHT * entries as f64 * stride as f64
+    };
+    let (_, multiple) = QUERY_MULTIPLES.into_iter().map(|m| (cost(m), m)).fold(
+        (f64::INFINITY, DEFAULT_MULTIPLE),
+        |a, b| if b.0 < a.0 { b } else { a },
+    );
+    query_params(multiple * median, infos.len())
+}
+
+/// The query grid chosen by [`choose_query_grid`], kept while the bodies' infos and the
+/// batch's counts of rays, points and boxes stay the same: choosing measures a few
+/// grids on samples, about 3 ms of host time at 100k bodies, where a batch takes tens.
+#[derive(Debug, Clone, Default)]
+pub struct QueryGridChoice {
+    chosen: Option<(GridParams, [usize; 3], Vec<BodyInfo>)>,
+}
+
+impl QueryGridChoice {
+    /// The grid for this batch over these bodies (infos with their masks opened),
+    /// chosen again when the infos or the batch's counts changed.
+    pub fn params(
+        &mut self,
+        library: &ShapeLibrary,
+        infos: &[BodyInfo],
+        transforms: &[BodyTransform],
+        batch: &QueryBatch,
+    ) -> GridParams {
+        let counts = [batch.rays.len(), batch.points.len(), batch.boxes.len()];
+        match &self.chosen {
+            Some((params, seen, seen_infos)) if *seen == counts && seen_infos == infos => *params,
+            _ => {
+                let params = choose_query_grid(library, infos, transforms, batch);
+                self.chosen = Some((params, counts, infos.to_vec()));
+                params
+            }
+        }
+    }
+}
+
+/// A query grid for `bodies` bodies: none waits, since a query has its own mask.
+fn query_params(base_cell: f32, bodies: usize) -> GridParams {
+    GridParams {
+        base_cell,
+        bucket_count: bucket_count(bodies),
+        waiter_layers: 0,
+    }
+}
+
+/// A query as the walk reads it: mask, box, and a ray's segment.
+type WalkedQuery = (u32, Vec2, Vec2, Option<(Vec2, Vec2)>);
+
+/// Every k-th ray, point and box of the batch, at most about [`QUERY_SAMPLE`] in all.
+fn sample_queries(batch: &QueryBatch) -> Vec<WalkedQuery> {
+    let total = batch.rays.len() + batch.points.len() + batch.boxes.len();
+    let stride = total.div_ceil(QUERY_SAMPLE).max(1);
+    let rays = batch.rays.iter().step_by(stride).map(|r| {
+        let end = r.origin + r.delta;
+        (
+            r.mask,
+            r.origin.min(end),
+            r.origin.max(end),
+            Some((r.origin, r.delta)),
+        )
+    });
+    let points = (batch.points.iter().step_by(stride)).map(|p| (p.mask, p.point, p.point, None));
+    let boxes = (batch.boxes.iter().step_by(stride)).map(|b| (b.mask, b.min, b.max, None));
+    rays.chain(points).chain(boxes).collect()
+}
+
+/// Cells the walks of `queries` read in a grid of these bodies with `params`, and the
+/// entries of those cells (or of the levels read whole): the reading of
+/// [`crate::cpu::query::grid_candidates`], counted rather than tested, and to the end of each ray.
+pub fn query_reads(
+    params: &GridParams,
+    infos: &[BodyInfo],
+    boxes: &[crate::packed::Aabb],
+    queries: &[WalkedQuery],
+) -> (u64, u64) {
+    let grid = Grid::build(params, infos, boxes);
+    let (mut cells, mut entries) = (0u64, 0u64);
+    for &(mask, min, max, segment) in queries {
+        walk_grid(&grid, params, mask, min, max, segment, |reached| {
+            cells += u64::from(matches!(reached, Reached::Cell(..)));
+            entries += reached_entries(&grid, params, reached).count() as u64;
+            1.0
+        });
+    }
+    (cells, entries)
+}
+
 // On the generators' scenes, so only with them.
 #[cfg(all(test, feature = "generate"))]
 mod tests {
@@ -140,6 +276,7 @@ mod tests {
     use crate::cpu::bounds::bounds;
     use crate::generate::{random_scene, BulletHell, SceneKind};
     use crate::library::{body_info, body_transform};
+    use crate::query::QueryBatch;
     use crate::scene::Scene;
 
     /// Cells plus entries the whole scene reads with `params`.
@@ -180,5 +317,119 @@ mod tests {
         }
         let ratio = chosen_over_default(&BulletHell::new(30_000, 5).scene);
         assert!(ratio <= 1.05, "bullet-hell: {ratio:.2} of the default");
+    }
+
+    /// Rays 20 to 200 units long from anywhere among the bodies, in any direction; points
+    /// and boxes up to 50 across, a third each.
+    fn batch_over(scene: &Scene, count: usize, seed: u64) -> QueryBatch {
+        let (lo, hi) = scene.bodies.iter().fold(
+            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+            |(lo, hi), b| (lo.min(b.position), hi.max(b.position)),
+        );
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut batch = QueryBatch::default();
+        for k in 0..count {
+            let at = lo + Vec2::new(next(), next()) * (hi - lo);
+            let size = Vec2::new(next(), next()) * 50.0;
+            match k % 3 {
+                0 => batch.rays.push(crate::query::Ray::new(
+                    at,
+                    Vec2::from_angle(next() * std::f32::consts::TAU) * (20.0 + 180.0 * next()),
+                )),
+                1 => batch.points.push(crate::query::PointQuery::new(at)),
+                _ => batch.boxes.push(crate::query::BoxQuery::new(at, at + size)),
+            }
+        }
+        batch
+    }
+
+    /// What the whole batch reads over the whole scene with `params`, weighted as the
+    /// choice weighs it.
+    fn whole_query_reads(scene: &Scene, batch: &QueryBatch, params: &GridParams) -> f64 {
+        let library = scene.validate().expect("valid");
+        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let boxes = bounds(&library, &transforms, &infos);
+        assert!(batch.rays.len() + batch.points.len() + batch.boxes.len() <= QUERY_SAMPLE);
+        let queries = sample_queries(batch);
+        let (cells, entries) = query_reads(params, &infos, &boxes, &queries);
+        cells as f64 + QUERY_ENTRY_WEIGHT * entries as f64
+    }
+
+    #[test]
+    fn the_query_grid_reads_less_than_the_pairs_grid_on_sparse_scenes() {
+        // A body per 25 x 25 units, most of them 3 to 6 across: the pairs' cells (twice
+        // the median body) are mostly empty along a ray.
+        for seed in [5, 6] {
+            let scene = BulletHell::new(30_000, seed).scene;
+            let batch = batch_over(&scene, 240, seed);
+            let library = scene.validate().expect("valid");
+            let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+            let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+            let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
+            let pairs = GridParams::for_bodies(&library, &infos);
+            assert!(chosen.base_cell > pairs.base_cell, "{chosen:?} {pairs:?}");
+            let ratio = whole_query_reads(&scene, &batch, &chosen)
+                / whole_query_reads(&scene, &batch, &query_params(pairs.base_cell, infos.len()));
+            assert!(
+                ratio <= 0.7,
+                "bullet-hell seed {seed}: {ratio:.2} of the pairs' grid"
+            );
+        }
+        // Crowded scenes: never much more than the pairs' grid.
+        for (kind, seed) in [
+            (SceneKind::Polygons, 11),
+            (SceneKind::Bitmasks, 12),
+            (SceneKind::Mixed, 13),
+        ] {
+            let scene = random_scene(kind, 6000, seed);
+            let batch = batch_over(&scene, 240, seed);
+            let library = scene.validate().expect("valid");
+            let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+            let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+            let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
+            let pairs = GridParams::for_bodies(&library, &infos);
+            let ratio = whole_query_reads(&scene, &batch, &chosen)
+                / whole_query_reads(&scene, &batch, &query_params(pairs.base_cell, infos.len()));
+            assert!(
+                ratio <= 1.1,
+                "{kind:?} seed {seed}: {ratio:.2} of the pairs' grid"
+            );
+        }
+    }
+
+    #[test]
+    fn a_query_grid_is_chosen_again_only_when_the_bodies_or_the_batch_change() {
+        let scene = BulletHell::new(3000, 7).scene;
+        let library = scene.validate().expect("valid");
+        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
+        let mut infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let batch = batch_over(&scene, 90, 7);
+        let mut choice = QueryGridChoice::default();
+        let first = choice.params(&library, &infos, &transforms, &batch);
+        assert_eq!(
+            first,
+            choose_query_grid(&library, &infos, &transforms, &batch)
+        );
+        // Only rays now: chosen again, for what rays read.
+        let rays = QueryBatch {
+            rays: batch.rays.clone(),
+            ..QueryBatch::default()
+        };
+        let again = choice.params(&library, &infos, &transforms, &rays);
+        assert_eq!(
+            again,
+            choose_query_grid(&library, &infos, &transforms, &rays)
+        );
+        // Other bodies: chosen again.
+        infos.truncate(1000);
+        let fewer = choice.params(&library, &infos, &transforms[..1000], &rays);
+        assert_eq!(fewer.bucket_count, bucket_count(1000));
     }
 }

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::body::Body;
-use crate::cell_size::choose_grid;
+use crate::cell_size::{choose_grid, QueryGridChoice};
 use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::contact::Contact;
 use crate::error::Error;
@@ -51,6 +51,8 @@ pub struct CpuCollider {
     library: ShapeLibrary,
     /// The grid's parameters and the body infos they were chosen for.
     grid_params: Option<(GridParams, Vec<BodyInfo>)>,
+    /// The query grid's parameters, for the last batch's kind.
+    query_grid: QueryGridChoice,
     last: FrameStats,
     /// Reused from frame to frame, so a frame does not pay for fresh memory.
     scratch: Scratch,
@@ -79,6 +81,7 @@ impl CpuCollider {
         CpuCollider {
             library,
             grid_params: None,
+            query_grid: QueryGridChoice::default(),
             last: FrameStats::default(),
             scratch: Scratch::default(),
             max_pairs: DEFAULT_MAX_PAIRS,
@@ -218,18 +221,18 @@ impl Collider for CpuCollider {
 
     fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
         batch.validate()?;
-        let params = self.prepare(bodies, false)?;
+        self.prepare(bodies, false)?;
         let s = &mut self.scratch;
         s.query_infos.clear();
         s.query_infos.extend(s.infos.iter().map(|info| BodyInfo {
             mask: u32::MAX,
             ..*info
         }));
-        // Every body is in the query grid and none waits: a query has its own mask.
-        let params = GridParams {
-            waiter_layers: 0,
-            ..params
-        };
+        // Every body is in the query grid and none waits: a query has its own mask. Its
+        // cells are sized for the queries (`choose_query_grid`), not the pairs.
+        let params = self
+            .query_grid
+            .params(&self.library, &s.query_infos, &s.transforms, batch);
         s.query_grid.rebuild(&params, &s.query_infos, &s.aabbs);
         let s = &self.scratch;
         let (grid, params) = (&s.query_grid, &params);

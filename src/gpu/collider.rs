@@ -27,7 +27,7 @@ use super::timing::{StageTimer, STAMP_BYTES};
 use super::{bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
-use crate::cell_size::choose_grid;
+use crate::cell_size::{choose_grid, QueryGridChoice};
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::contact::Contact;
 use crate::error::Error;
@@ -55,21 +55,23 @@ use crate::shaders::Stage;
 #[derive(Debug)]
 pub struct GpuCollider {
     pub(crate) context: GpuContext,
-    library: ShapeLibrary,
+    pub(crate) library: ShapeLibrary,
     pub(crate) pipelines: Arc<Pipelines>,
     pub(crate) capacity: Capacity,
     pub(crate) buffers: Buffers,
     groups: Groups,
     /// The body infos on the GPU, to upload them only when they change.
-    uploaded_infos: Vec<BodyInfo>,
+    pub(crate) uploaded_infos: Vec<BodyInfo>,
     /// The grid's layout, chosen again when the infos change.
-    grid: GridParams,
+    pub(crate) grid: GridParams,
+    /// The query grid's layout, for the last batch's kind (see `super::query`).
+    pub(crate) query_grid: QueryGridChoice,
     /// Per-stage GPU times, where the device has timestamp queries.
     timer: Option<StageTimer>,
     last: FrameStats,
     /// Reused every frame so a frame allocates nothing on the host; `angles` are those the
     /// transforms' rotations were computed from (see [`update_transforms`]).
-    transforms: Vec<BodyTransform>,
+    pub(crate) transforms: Vec<BodyTransform>,
     angles: Vec<f32>,
     infos: Vec<BodyInfo>,
     /// Box-overlapping pairs past which a frame is refused.
@@ -159,6 +161,7 @@ impl GpuCollider {
                 buffers,
                 groups,
                 uploaded_infos: Vec::new(),
+                query_grid: QueryGridChoice::default(),
                 grid,
                 timer: StageTimer::new(device, &context.queue),
                 last: FrameStats::default(),

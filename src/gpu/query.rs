@@ -2,8 +2,9 @@
 //! the kernels and why they are shaped so); CPU twin [`crate::cpu::query`].
 //!
 //! A batch runs in one submission: the bodies' bounds and the broad phase's grid, built
-//! by its own kernels from infos with every mask opened
-//! ([`GpuCollider::upload_query_bodies`]), then the query kernels, then one readback of
+//! by its own kernels from infos with every mask opened (`upload_query_bodies`) and
+//! with cells sized for the batch ([`crate::cell_size::choose_query_grid`]), then the
+//! query kernels, then one readback of
 //! the counters, the rays' answers and the points' and boxes' hits. Nothing is dropped:
 //! when a counted list (tasks, pieces, hits) overflowed its buffer, the buffers grow to
 //! the next power of two and the batch runs again.
@@ -19,6 +20,7 @@ use super::readback::read_mapped;
 use super::Kernel;
 use crate::body::Body;
 use crate::error::Error;
+use crate::grid::GridParams;
 use crate::packed::{dispatch_size, DispatchArgs, ARGS_DEFERRED, ARGS_TASKS};
 use crate::query::{QueryAnswers, QueryBatch, RayHit};
 
@@ -324,6 +326,32 @@ impl GpuCollider {
         })?;
         self.grow_bodies(count)?;
         self.upload_query_bodies(bodies);
+        // The grid's cells are sized for the queries (`choose_query_grid`); the pairs'
+        // grid is put back afterwards, for frames whose infos match these.
+        let query_grid = self.query_grid_params(batch);
+        let pairs_grid = std::mem::replace(&mut self.grid, query_grid);
+        let answered = self.answer(count, queries, batch, &packed, &mut answers);
+        self.grid = pairs_grid;
+        answered.map(|()| answers)
+    }
+
+    /// The grid for `batch` over the uploaded bodies, chosen again when they or the
+    /// batch's counts change.
+    fn query_grid_params(&mut self, batch: &QueryBatch) -> GridParams {
+        let (library, infos, transforms) = (&self.library, &self.uploaded_infos, &self.transforms);
+        self.query_grid.params(library, infos, transforms, batch)
+    }
+
+    /// Runs the batch (`packed`, `queries` of them) over the `count` uploaded bodies with
+    /// the grid in place, into `answers`.
+    fn answer(
+        &mut self,
+        count: u32,
+        queries: u32,
+        batch: &QueryBatch,
+        packed: &[PackedQuery],
+        answers: &mut QueryAnswers,
+    ) -> Result<(), Error> {
         // A first guess that fits most batches at once: a few tasks a query, a few hits
         // a point or box.
         let wanted = QueryCapacity {
@@ -338,7 +366,7 @@ impl GpuCollider {
         let run = loop {
             if let Some(q) = &self.query_buffers {
                 let queue = &self.context.queue;
-                queue.write_buffer(&q.queries, 0, bytemuck::cast_slice(&packed));
+                queue.write_buffer(&q.queries, 0, bytemuck::cast_slice(packed));
             }
             let run = self.run_queries(count, queries, rays, boxes_from)?;
             let c = run.counters;
@@ -387,7 +415,7 @@ impl GpuCollider {
                 list.push(body);
             }
         }
-        Ok(answers)
+        Ok(())
     }
 
     /// Makes the query buffers, or makes them again larger, to hold `wanted`; the
