@@ -121,3 +121,51 @@ fn a_frame_of_one_body_has_no_pairs() {
         Vec::<[u32; 2]>::new()
     );
 }
+
+/// wgpu runs a mapping's callback in whichever thread's poll finds the GPU done, after
+/// that poll has let go of its locks: a thread whose own wait has ended may find its
+/// callback still on its way from another thread. A game that polls its device from
+/// one thread while collecting frames on another must still get every frame's pairs.
+#[test]
+fn frames_are_collected_while_other_threads_poll_the_same_device() {
+    let Some(context) = gpu() else { return };
+    let (library, frames) = frames();
+    let small: Vec<Body> = frames[0][..40].to_vec();
+    let expected = GpuCollider::new(&context, library.clone())
+        .expect("collider")
+        .find_pairs(&small)
+        .expect("blocking frame");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = context.device.poll(gpu_collide::wgpu::PollType::Poll);
+                }
+            });
+        }
+        let workers: Vec<_> = (0..3)
+            .map(|_| {
+                let (context, library, small, expected) = (&context, &library, &small, &expected);
+                scope.spawn(move || {
+                    let mut collider =
+                        GpuCollider::new(context, library.clone()).expect("collider");
+                    for k in 0..400 {
+                        let frame = collider.submit(small).expect("submit");
+                        let pairs = collider
+                            .collect(frame)
+                            .unwrap_or_else(|e| panic!("frame {k}: {e}"));
+                        assert_eq!(&pairs, expected, "frame {k}");
+                    }
+                })
+            })
+            .collect();
+        let results: Vec<_> = workers.into_iter().map(|w| w.join()).collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for r in results {
+            if let Err(e) = r {
+                std::panic::resume_unwind(e);
+            }
+        }
+    });
+}

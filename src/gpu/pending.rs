@@ -13,9 +13,9 @@
 use std::collections::VecDeque;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use super::collider::{FrameResult, GpuCollider, PAIRS_AT};
+use super::readback::{MapOutcome, CALLBACK_WAIT};
 use super::sweep::HOST_TOI;
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
@@ -47,7 +47,7 @@ struct Work {
     readback: wgpu::Buffer,
     submission: wgpu::SubmissionIndex,
     /// Set by the map callback.
-    mapped: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>,
+    mapped: MapOutcome,
     /// The bodies, kept to run the frame again through the blocking path if needed.
     bodies: Vec<Body>,
     pair_capacity: u32,
@@ -157,13 +157,8 @@ impl GpuCollider {
         };
         let toi_target = swept.then_some((&readback, tois_at));
         let submission = self.submit_run(count, (0, count), limit as u32, &readback, toi_target);
-        let mapped = Arc::new(Mutex::new(None));
-        let sink = mapped.clone();
-        readback.map_async(wgpu::MapMode::Read, .., move |result| {
-            if let Ok(mut slot) = sink.lock() {
-                *slot = Some(result);
-            }
-        });
+        let mapped = MapOutcome::default();
+        readback.map_async(wgpu::MapMode::Read, .., mapped.callback());
         Ok(Work {
             readback,
             submission,
@@ -184,11 +179,7 @@ impl GpuCollider {
             .in_flight
             .iter()
             .find(|f| f.seq == frame.seq && frame.collider == self.frames.id)
-            .is_some_and(|f| {
-                f.work
-                    .as_ref()
-                    .is_none_or(|w| w.mapped.lock().map(|m| m.is_some()).unwrap_or(true))
-            })
+            .is_some_and(|f| f.work.as_ref().is_none_or(|w| w.mapped.arrived()))
     }
 
     /// The pairs of `frame`, waiting for the GPU if they are not back yet. Frames may be
@@ -254,13 +245,8 @@ impl GpuCollider {
     /// Reads a frame whose GPU work is done; runs it again through the blocking path
     /// when it did not fit (or would be refused), so the answer is the blocking call's.
     fn finish(&mut self, work: Work) -> Result<Vec<Pair>, Error> {
-        let mapped = work
-            .mapped
-            .lock()
-            .map_err(|_| Error::Gpu("the readback state was poisoned".into()))?
-            .take()
-            .ok_or_else(|| Error::Gpu("the readback was not mapped after the wait".into()))?;
-        mapped.map_err(|e| Error::Gpu(format!("mapping the readback buffer failed: {e}")))?;
+        // The GPU is done; the callback may still be on its way from another thread.
+        work.mapped.wait(CALLBACK_WAIT)?;
         let result = match work.readback.get_mapped_range(..) {
             Ok(view) => {
                 let result = self.frame_result(&view, work.pair_capacity);
