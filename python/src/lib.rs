@@ -333,13 +333,13 @@ fn float_rows(object: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<[f32; 2]>> 
             .map(|r| [r[0], r[1]])
             .collect());
     }
-    let pairs: Vec<(f32, f32)> = object.extract().map_err(|_| {
+    // Each pair a tuple, a list or any other sequence of two numbers (a pygame Vector2).
+    object.extract::<Vec<[f32; 2]>>().map_err(|_| {
         PyTypeError::new_err(format!(
             "{what} must be an (N, 2) numpy array or a sequence of (x, y) pairs, not {}",
             bits::type_name(object)
         ))
-    })?;
-    Ok(pairs.into_iter().map(|(x, y)| [x, y]).collect())
+    })
 }
 
 /// The library's shape of a Python shape object.

@@ -120,6 +120,18 @@ def test_array_errors_raise_fitting_exceptions():
             collider.find_pairs(*args)
 
 
+def test_polygon_vertices_may_be_tuples_lists_arrays_or_vectors():
+    expected = [(0.0, 0.0), (3.0, 0.0), (0.0, 2.0)]
+    assert Polygon([(0, 0), (3, 0), (0, 2)]).vertices == expected
+    assert Polygon([[0, 0], [3, 0], [0, 2]]).vertices == expected
+    assert Polygon(np.array([[0, 0], [3, 0], [0, 2]])).vertices == expected
+    assert Polygon([pygame.Vector2(0, 0), pygame.Vector2(3, 0), pygame.Vector2(0, 2)]).vertices == expected
+    with pytest.raises(TypeError, match=r"sequence of \(x, y\) pairs, not list"):
+        Polygon([[0, 0, 1], [3, 0, 1], [0, 2, 1]])
+    with pytest.raises(TypeError, match=r"sequence of \(x, y\) pairs, not str"):
+        Polygon("abc")
+
+
 def test_shape_errors_raise_fitting_exceptions():
     with pytest.raises(ValueError, match=r"shape 1: polygon: is not convex \(vertex"):
         Collider([Circle(1.0), Polygon([(0, 0), (4, 0), (1, 1), (0, 4)])], backend="cpu")
