@@ -17,9 +17,10 @@ fn bench(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-/// A fresh directory for one test's outputs.
+/// A fresh directory for one test's outputs, under the target directory's scratch
+/// space (see tests/cli.rs's `write_scene`).
 fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpu-collide-bench-{}-{name}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

@@ -25,8 +25,11 @@ fn assert_clean_stderr(what: &str, stderr: &str) {
     );
 }
 
+/// Writes a scene file under the target directory's scratch space (`CARGO_TARGET_TMPDIR`,
+/// which cargo gives integration tests), so that runs leave nothing in the system's
+/// temporary directory.
 fn write_scene(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("gpu-collide-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write scene");

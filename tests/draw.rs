@@ -9,8 +9,9 @@ use gpu_collide::{Collider, CpuCollider, Scene};
 
 use crate::support::SPEC_EXAMPLE;
 
+/// A path under the target directory's scratch space (see tests/cli.rs's `write_scene`).
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpu-collide-draw-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("draw");
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir.join(name)
 }
