@@ -23,10 +23,12 @@
 // Bounded work per invocation (Mesa's llvmpipe silently ends every loop once the 8
 // invocations it runs in lockstep have run 65535 iterations in all, see LLVMPIPE_LANES
 // in src/packed.rs and QUERY_LOOP_GUARD): the walk takes at most QUERY_WALK_BUDGET turns
-// of its loops itself (levels that would cost more are handed over whole, crowded cells
-// in SCAN_CHUNK pieces); a polygon costs one or two
-// passes over its at most 256 vertices; a bitmask's test is split by rows into as many
-// chunks (tasks) as keep each within QUERY_CHUNK_BUDGET words. QUERY_LOOP_GUARD catches
+// of its loops itself, counting each entry at the most it may cost on its level
+// (entry_cost: a bitmask's test planned in hundreds of chunks costs as many turns);
+// levels that would cost more are handed over whole, crowded cells in pieces that keep
+// within the budget (piece_size). A polygon costs one or two passes over its at most
+// 256 vertices; a bitmask's test is split by rows into as many chunks (tasks) as keep
+// each within QUERY_CHUNK_BUDGET words. QUERY_LOOP_GUARD catches
 // a mistake in that reasoning as `unfinished`, an error on the host.
 //
 // The grid's cells are sized for the batch (`choose_query_grid` in src/cell_size.rs):
@@ -253,14 +255,37 @@ fn hand_over(query: u32, level: u32, cell: vec2<i32>, first: u32, end: u32, chun
     return steps + 1u; // and the loop's final turn
 }
 
+// The most loop turns reading one entry of `level` may take: its own, and consider's
+// (its tasks and the loop's final turn). A body off the top level spans at most a cell
+// of its level, so a bitmask's test there has at most so many chunks (chunks_of); on
+// the top level, MAX_QUERY_CHUNKS. Crowded cells and levels read whole are handed over
+// in pieces that keep within the budget at this cost: a pile of the largest masks costs
+// hundreds of turns an entry.
+fn entry_cost(level: u32) -> u32 {
+    if level >= TOP_LEVEL {
+        return MAX_QUERY_CHUNKS + 2u;
+    }
+    let size = ldexp(params.base_cell, i32(level));
+    let words = (size + 2.0) * (size / 32.0 + 3.0);
+    return u32(clamp(ceil(words / f32(QUERY_CHUNK_BUDGET)), 1.0, f32(MAX_QUERY_CHUNKS))) + 2u;
+}
+
+// Entries a piece handed over holds, for entries of cost `cost` each: SCAN_CHUNK, or as
+// many as the budget allows.
+fn piece_size(cost: u32) -> u32 {
+    return clamp(QUERY_WALK_BUDGET / cost, 1u, SCAN_CHUNK);
+}
+
 // Where a query's walk over the grid stands: the levels still to visit; the level it
 // reads, its range of cells (first y, first x, last y, last x) and the rows of it still
-// to read; the row it reads, its columns first ..= last and the one it is at (counted
-// along the walk), the cell that is; the entries of that cell still to read (or,
-// `handing`, to hand over in SCAN_CHUNK-entry pieces).
+// to read, and the most turns an entry of it may cost (entry_cost); the row it reads,
+// its columns first ..= last and the one it is at (counted along the walk), the cell
+// that is; the entries of that cell still to read (or, `handing`, to hand over in
+// pieces, see piece_size).
 struct QueryWalk {
     levels: u32,
     level: u32,
+    cost: u32,
     range: vec4<i32>,
     rows_left: i32,
     row: i32,
@@ -285,8 +310,7 @@ fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb,
         let bucket = buckets[cell_bucket((*w).cell, (*w).level)];
         (*w).next = bucket.start;
         (*w).end = bucket.start + bucket.count;
-        // An entry read costs at least three turns: its own and consider's two.
-        (*w).handing = *steps + 3u * bucket.count > QUERY_WALK_BUDGET;
+        (*w).handing = *steps + (*w).cost * bucket.count > QUERY_WALK_BUDGET;
         return true;
     }
     if (*w).rows_left > 0 {
@@ -329,6 +353,7 @@ fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb,
     let level = countTrailingZeros((*w).levels);
     (*w).levels &= (*w).levels - 1u;
     (*w).level = level;
+    (*w).cost = entry_cost(level);
     (*w).rows_left = 0;
     if (grid_info.level_layers[level] & q.mask) == 0u {
         return true; // nobody on this level is seen
@@ -344,7 +369,8 @@ fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb,
     // level's entries are read instead, wherever they are, in pieces. A cell costs two
     // turns (its own, and its first entry's consider), a row two more.
     if f32(*steps) + 2.0 * (cells + span.y) > f32(QUERY_WALK_BUDGET) {
-        *steps += hand_over(query, level | WHOLE_LEVEL, vec2<i32>(0), 0u, grid_info.allocated, WHOLE_LEVEL_PIECE);
+        let piece = min(WHOLE_LEVEL_PIECE, piece_size((*w).cost));
+        *steps += hand_over(query, level | WHOLE_LEVEL, vec2<i32>(0), 0u, grid_info.allocated, piece);
         return true;
     }
     (*w).range = range;
@@ -365,7 +391,7 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // entries: llvmpipe runs 8 invocations in lockstep, and nested loops in which they
     // read different cells cost the sum of their turns, a single loop the longest
     // invocation's (as the broad phase's walk, see broad.wgsl).
-    var w = QueryWalk(grid_info.occupied_levels, 0u, vec4<i32>(0), 0, 0, 0, -1, -1, vec2<i32>(0), 0u, 0u, false);
+    var w = QueryWalk(grid_info.occupied_levels, 0u, 3u, vec4<i32>(0), 0, 0, 0, -1, -1, vec2<i32>(0), 0u, 0u, false);
     var steps = 0u;
     loop {
         if w.next >= w.end {
@@ -376,7 +402,7 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
         steps++;
         if w.next < w.end {
             if w.handing {
-                steps += hand_over(query, w.level, w.cell, w.next, w.end, SCAN_CHUNK);
+                steps += hand_over(query, w.level, w.cell, w.next, w.end, piece_size(w.cost));
                 w.next = w.end;
             } else {
                 let entry = grid_entries[w.next];

@@ -645,3 +645,32 @@ fn work_past_the_loop_cap_of_one_invocation_is_split() {
     assert_eq!(found.rays[2].map(|h| h.body), Some(7999));
     assert_eq!(cpu.rays[2].map(|h| h.body), Some(7999));
 }
+
+/// A box over a pile of the largest bitmasks: each test is split into hundreds of chunks,
+/// so the walk's planning of the tests alone, not only its reading, must be kept within
+/// an invocation's budget (and past it, handed on), rather than stopped by its guard.
+#[test]
+fn a_box_over_a_pile_of_the_largest_bitmasks_is_answered() {
+    let shapes = vec![bitmask(8192, &[(0, 0), (8191, 8191)])];
+    let library = ShapeLibrary::new(&shapes).expect("library");
+    let bodies: Vec<gpu_collide::Body> = (0..16)
+        .map(|k| gpu_collide::Body::new(0, Vec2::new(k as f32, 0.0)))
+        .collect();
+    let batch = QueryBatch {
+        boxes: vec![BoxQuery::new(Vec2::splat(-10.0), Vec2::splat(8300.0))],
+        ..QueryBatch::default()
+    };
+    let mut scene =
+        Scene::from_json(r#"{"shapes": [{"circle": 1}], "bodies": []}"#).expect("valid");
+    scene.shapes = shapes;
+    scene.bodies = bodies;
+    scene.queries = batch;
+    let cpu = CpuCollider::new(library.clone())
+        .query(&scene.bodies, &scene.queries)
+        .expect("cpu answers");
+    assert_eq!(cpu.boxes, vec![(0..16).collect::<Vec<u32>>()]);
+    let Some(found) = check_gpu("a pile of the largest masks", &scene, &library, &cpu) else {
+        return;
+    };
+    assert_eq!(found.boxes, cpu.boxes);
+}
