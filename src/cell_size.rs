@@ -20,12 +20,12 @@ use glam::{IVec2, Vec2};
 
 use crate::cpu::bounds::body_bounds;
 use crate::cpu::broad::Grid;
-use crate::cpu::query::{reached_entries, walk_grid, Reached};
+use crate::cpu::query::{reached_entries, walk_grid, Reach, Reached};
 use crate::grid::{
     bucket_count, cell_bucket, median_extent, probed_cells, waiter_layers, GridParams,
 };
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, BodyTransform, NO_BUCKET};
+use crate::packed::{Aabb, BodyInfo, BodyTransform, NO_BUCKET};
 use crate::query::QueryBatch;
 
 /// Bodies sampled to choose the cell size.
@@ -52,14 +52,7 @@ pub fn choose_grid(
 ) -> GridParams {
     let median = median_extent(library, infos);
     let waiter_layers = waiter_layers(infos);
-    let stride = infos.len().div_ceil(SAMPLE).max(1);
-    let sample_infos: Vec<BodyInfo> = infos.iter().step_by(stride).copied().collect();
-    let sample_boxes: Vec<_> = transforms
-        .iter()
-        .zip(infos)
-        .step_by(stride)
-        .map(|(t, info)| body_bounds(library, t, info))
-        .collect();
+    let (stride, sample_infos, sample_boxes) = sample_bodies(library, infos, transforms);
     let cost = |multiple: f32| {
         let params = GridParams {
             base_cell: multiple * median,
@@ -93,12 +86,29 @@ pub fn choose_grid(
     }
 }
 
+/// Every k-th body (at most [`SAMPLE`] of them): k, their infos and their boxes.
+fn sample_bodies(
+    library: &ShapeLibrary,
+    infos: &[BodyInfo],
+    transforms: &[BodyTransform],
+) -> (usize, Vec<BodyInfo>, Vec<Aabb>) {
+    let stride = infos.len().div_ceil(SAMPLE).max(1);
+    let sample_infos = infos.iter().step_by(stride).copied().collect();
+    let sample_boxes = transforms
+        .iter()
+        .zip(infos)
+        .step_by(stride)
+        .map(|(t, info)| body_bounds(library, t, info))
+        .collect();
+    (stride, sample_infos, sample_boxes)
+}
+
 /// Cells the query reads for these bodies with `params`, and the grid entries of those
 /// cells: the reading of [`Grid::candidates_of`], counted rather than tested. Entries of
 /// other cells sharing a bucket are left out: there are about as many per cell read
 /// (the table has about a bucket per body) whatever the cell size, and unlike the
 /// entries of the cell itself they do not grow with the crowding a sample thins out.
-pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[crate::packed::Aabb]) -> (u64, u64) {
+pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u64) {
     let grid = Grid::build(params, infos, boxes);
     let (mut cells, mut entries) = (0u64, 0u64);
     for (me, own) in grid.body_cells.iter().zip(boxes) {
@@ -167,14 +177,7 @@ pub fn choose_query_grid(
     batch: &QueryBatch,
 ) -> GridParams {
     let median = median_extent(library, infos);
-    let stride = infos.len().div_ceil(SAMPLE).max(1);
-    let sample_infos: Vec<BodyInfo> = infos.iter().step_by(stride).copied().collect();
-    let sample_boxes: Vec<_> = transforms
-        .iter()
-        .zip(infos)
-        .step_by(stride)
-        .map(|(t, info)| body_bounds(library, t, info))
-        .collect();
+    let (stride, sample_infos, sample_boxes) = sample_bodies(library, infos, transforms);
     let queries = sample_queries(batch);
     let cost = |multiple: f32| {
         let params = query_params(multiple * median, sample_infos.len());
@@ -227,24 +230,14 @@ fn query_params(base_cell: f32, bodies: usize) -> GridParams {
     }
 }
 
-/// A query as the walk reads it: mask, box, and a ray's segment.
-type WalkedQuery = (u32, Vec2, Vec2, Option<(Vec2, Vec2)>);
-
 /// Every k-th ray, point and box of the batch, at most about [`QUERY_SAMPLE`] in all.
-fn sample_queries(batch: &QueryBatch) -> Vec<WalkedQuery> {
+fn sample_queries(batch: &QueryBatch) -> Vec<Reach> {
     let total = batch.rays.len() + batch.points.len() + batch.boxes.len();
     let stride = total.div_ceil(QUERY_SAMPLE).max(1);
-    let rays = batch.rays.iter().step_by(stride).map(|r| {
-        let end = r.origin + r.delta;
-        (
-            r.mask,
-            r.origin.min(end),
-            r.origin.max(end),
-            Some((r.origin, r.delta)),
-        )
-    });
-    let points = (batch.points.iter().step_by(stride)).map(|p| (p.mask, p.point, p.point, None));
-    let boxes = (batch.boxes.iter().step_by(stride)).map(|b| (b.mask, b.min, b.max, None));
+    let rays = batch.rays.iter().step_by(stride).map(Reach::of_ray);
+    let points =
+        (batch.points.iter().step_by(stride)).map(|p| Reach::of_box(p.mask, p.point, p.point));
+    let boxes = (batch.boxes.iter().step_by(stride)).map(|b| Reach::of_box(b.mask, b.min, b.max));
     rays.chain(points).chain(boxes).collect()
 }
 
@@ -254,13 +247,13 @@ fn sample_queries(batch: &QueryBatch) -> Vec<WalkedQuery> {
 pub fn query_reads(
     params: &GridParams,
     infos: &[BodyInfo],
-    boxes: &[crate::packed::Aabb],
-    queries: &[WalkedQuery],
+    boxes: &[Aabb],
+    queries: &[Reach],
 ) -> (u64, u64) {
     let grid = Grid::build(params, infos, boxes);
     let (mut cells, mut entries) = (0u64, 0u64);
-    for &(mask, min, max, segment) in queries {
-        walk_grid(&grid, params, mask, min, max, segment, |reached| {
+    for &reach in queries {
+        walk_grid(&grid, params, reach, |reached| {
             cells += u64::from(matches!(reached, Reached::Cell(..)));
             entries += reached_entries(&grid, params, reached).count() as u64;
             1.0
@@ -279,11 +272,17 @@ mod tests {
     use crate::query::QueryBatch;
     use crate::scene::Scene;
 
+    /// The scene's library, and its bodies' infos and transforms.
+    fn prepared(scene: &Scene) -> (ShapeLibrary, Vec<BodyInfo>, Vec<BodyTransform>) {
+        let library = scene.validate().expect("valid");
+        let infos = scene.bodies.iter().map(body_info).collect();
+        let transforms = scene.bodies.iter().map(body_transform).collect();
+        (library, infos, transforms)
+    }
+
     /// Cells plus entries the whole scene reads with `params`.
     fn whole_reads(scene: &Scene, params: &GridParams) -> u64 {
-        let library = scene.validate().expect("valid");
-        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let (library, infos, transforms) = prepared(scene);
         let boxes = bounds(&library, &transforms, &infos);
         let (cells, entries) = reads(params, &infos, &boxes);
         cells + entries
@@ -291,9 +290,7 @@ mod tests {
 
     /// The chosen grid's reading of the whole scene, as a fraction of the default's.
     fn chosen_over_default(scene: &Scene) -> f64 {
-        let library = scene.validate().expect("valid");
-        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let (library, infos, transforms) = prepared(scene);
         let chosen = choose_grid(&library, &infos, &transforms);
         let default = GridParams::for_bodies(&library, &infos);
         whole_reads(scene, &chosen) as f64 / whole_reads(scene, &default) as f64
@@ -352,9 +349,7 @@ mod tests {
     /// What the whole batch reads over the whole scene with `params`, weighted as the
     /// choice weighs it.
     fn whole_query_reads(scene: &Scene, batch: &QueryBatch, params: &GridParams) -> f64 {
-        let library = scene.validate().expect("valid");
-        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let (library, infos, transforms) = prepared(scene);
         let boxes = bounds(&library, &transforms, &infos);
         assert!(batch.rays.len() + batch.points.len() + batch.boxes.len() <= QUERY_SAMPLE);
         let queries = sample_queries(batch);
@@ -369,9 +364,7 @@ mod tests {
         for seed in [5, 6] {
             let scene = BulletHell::new(30_000, seed).scene;
             let batch = batch_over(&scene, 240, seed);
-            let library = scene.validate().expect("valid");
-            let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-            let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+            let (library, infos, transforms) = prepared(&scene);
             let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
             let pairs = GridParams::for_bodies(&library, &infos);
             assert!(chosen.base_cell > pairs.base_cell, "{chosen:?} {pairs:?}");
@@ -390,9 +383,7 @@ mod tests {
         ] {
             let scene = random_scene(kind, 6000, seed);
             let batch = batch_over(&scene, 240, seed);
-            let library = scene.validate().expect("valid");
-            let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-            let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+            let (library, infos, transforms) = prepared(&scene);
             let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
             let pairs = GridParams::for_bodies(&library, &infos);
             let ratio = whole_query_reads(&scene, &batch, &chosen)
@@ -407,9 +398,7 @@ mod tests {
     #[test]
     fn a_query_grid_is_chosen_again_only_when_the_bodies_or_the_batch_change() {
         let scene = BulletHell::new(3000, 7).scene;
-        let library = scene.validate().expect("valid");
-        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-        let mut infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
+        let (library, mut infos, transforms) = prepared(&scene);
         let batch = batch_over(&scene, 90, 7);
         let mut choice = QueryGridChoice::default();
         let first = choice.params(&library, &infos, &transforms, &batch);

@@ -578,6 +578,16 @@ fn pairs_and_queries_alternate_on_one_gpu_collider() {
 }
 
 /// A bitmask of `side` x `side` cells with the given cells set.
+/// A scene of these shapes, bodies and queries.
+fn scene_of(shapes: Vec<Shape>, bodies: Vec<gpu_collide::Body>, queries: QueryBatch) -> Scene {
+    let mut scene =
+        Scene::from_json(r#"{"shapes": [{"circle": 1}], "bodies": []}"#).expect("valid");
+    scene.shapes = shapes;
+    scene.bodies = bodies;
+    scene.queries = queries;
+    scene
+}
+
 fn bitmask(side: u32, set: &[(u32, u32)]) -> Shape {
     let mut mask = gpu_collide::Bitmask::new(side, side).expect("size");
     for &(column, row) in set {
@@ -615,11 +625,7 @@ fn work_past_the_loop_cap_of_one_invocation_is_split() {
             corner + Vec2::splat(2046.5),
         )],
     };
-    let mut scene =
-        Scene::from_json(r#"{"shapes": [{"circle": 1}], "bodies": []}"#).expect("valid");
-    scene.shapes = shapes;
-    scene.bodies = bodies;
-    scene.queries = batch;
+    let scene = scene_of(shapes, bodies, batch);
     let cpu = CpuCollider::new(library.clone())
         .query(&scene.bodies, &scene.queries)
         .expect("cpu answers");
@@ -660,11 +666,7 @@ fn a_box_over_a_pile_of_the_largest_bitmasks_is_answered() {
         boxes: vec![BoxQuery::new(Vec2::splat(-10.0), Vec2::splat(8300.0))],
         ..QueryBatch::default()
     };
-    let mut scene =
-        Scene::from_json(r#"{"shapes": [{"circle": 1}], "bodies": []}"#).expect("valid");
-    scene.shapes = shapes;
-    scene.bodies = bodies;
-    scene.queries = batch;
+    let scene = scene_of(shapes, bodies, batch);
     let cpu = CpuCollider::new(library.clone())
         .query(&scene.bodies, &scene.queries)
         .expect("cpu answers");

@@ -244,7 +244,7 @@ impl Collider for CpuCollider {
         };
         let near = |mask: u32, min: glam::Vec2, max: glam::Vec2| {
             let mut found = Vec::new();
-            query::grid_candidates(grid, params, mask, min, max, None, |k| {
+            query::grid_candidates(grid, params, query::Reach::of_box(mask, min, max), |k| {
                 found.push(k);
                 1.0
             });
@@ -255,11 +255,8 @@ impl Collider for CpuCollider {
             .rays
             .par_iter()
             .map(|ray| {
-                let end = ray.origin + ray.delta;
-                let segment = Some((ray.origin, ray.delta));
-                let (min, max) = (ray.origin.min(end), ray.origin.max(end));
                 let mut best = None;
-                query::grid_candidates(grid, params, ray.mask, min, max, segment, |k| {
+                query::grid_candidates(grid, params, query::Reach::of_ray(ray), |k| {
                     frame.nearer_hit(ray, k, &mut best)
                 });
                 best

@@ -329,6 +329,43 @@ fn ray_bitmask(
     best
 }
 
+/// What a query reaches, as the walk of the grid reads it: the layers it sees, its box,
+/// and for a ray its segment (start and delta), to which the box is cut down row by row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reach {
+    /// The query's mask.
+    pub mask: u32,
+    /// The box's low corner.
+    pub min: Vec2,
+    /// The box's high corner.
+    pub max: Vec2,
+    /// A ray's start and delta.
+    pub segment: Option<(Vec2, Vec2)>,
+}
+
+impl Reach {
+    /// A ray's: its segment's box, and the segment.
+    pub fn of_ray(ray: &Ray) -> Self {
+        let end = ray.origin + ray.delta;
+        Reach {
+            mask: ray.mask,
+            min: ray.origin.min(end),
+            max: ray.origin.max(end),
+            segment: Some((ray.origin, ray.delta)),
+        }
+    }
+
+    /// A box's (a point's: `min == max`).
+    pub fn of_box(mask: u32, min: Vec2, max: Vec2) -> Self {
+        Reach {
+            mask,
+            min,
+            max,
+            segment: None,
+        }
+    }
+}
+
 /// What a query's walk of the grid reads next: a cell of a level, or (when the level has
 /// more cells in reach than bodies) all of a level's entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,9 +376,8 @@ pub enum Reached {
     Level(u32),
 }
 
-/// The bodies whose grid cell a query reaching the box `min ..= max` must look in, for
-/// one occupied level after another, fed to `visit`; a ray's box is cut down row by row
-/// to the cells along its segment (`segment`: start and delta).
+/// The bodies whose grid cell a query with `reach` must look in, for one occupied level
+/// after another, fed to `visit`.
 ///
 /// `visit` answers how far along the segment the walk must still look (1: all of it;
 /// a point or box answers anything, it is not read). A ray's rows and cells are read in
@@ -353,13 +389,10 @@ pub enum Reached {
 pub fn grid_candidates(
     grid: &Grid,
     params: &GridParams,
-    mask: u32,
-    min: Vec2,
-    max: Vec2,
-    segment: Option<(Vec2, Vec2)>,
+    reach: Reach,
     mut visit: impl FnMut(usize) -> f32,
 ) {
-    walk_grid(grid, params, mask, min, max, segment, |reached| {
+    walk_grid(grid, params, reach, |reached| {
         reached_entries(grid, params, reached)
             .map(|entry| visit(entry.body as usize))
             .fold(1.0, f32::min)
@@ -395,12 +428,15 @@ pub fn reached_entries<'a>(
 pub fn walk_grid(
     grid: &Grid,
     params: &GridParams,
-    mask: u32,
-    min: Vec2,
-    max: Vec2,
-    segment: Option<(Vec2, Vec2)>,
+    reach: Reach,
     mut visit: impl FnMut(Reached) -> f32,
 ) {
+    let Reach {
+        mask,
+        min,
+        max,
+        segment,
+    } = reach;
     let mut limit = 1.0f32;
     let mut levels = grid.info.occupied_levels;
     while levels != 0 {
