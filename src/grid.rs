@@ -176,18 +176,33 @@ pub fn level_of(params: &GridParams, extent: f32) -> u32 {
     level
 }
 
+/// The side of a cell on `level`: `base_cell · 2^level`, as WGSL's `ldexp` gives it. The
+/// power of two is built from its bits, where `powi` costs a call into the runtime (1% of
+/// the cpu backend's bullet-hell frame).
+pub fn level_cell(params: &GridParams, level: u32) -> f32 {
+    params.base_cell * f32::from_bits((127 + level.min(127)) << 23)
+}
+
 /// The cell holding `point` on `level`; on [`TOP_LEVEL`] always `(0, 0)`. As WGSL `cell_at`.
 pub fn cell_at(params: &GridParams, point: Vec2, level: u32) -> IVec2 {
     if level == TOP_LEVEL {
         return IVec2::ZERO;
     }
-    let size = params.base_cell * 2f32.powi(level as i32);
+    let size = level_cell(params, level);
     // Clamp first: a float beyond i32's range does not convert. Clamping keeps cells in
-    // order, so a search still finds every body whose cell was clamped.
-    (point / size)
-        .floor()
-        .clamp(Vec2::splat(-1e9), Vec2::splat(1e9))
-        .as_ivec2()
+    // order, so a search still finds every body whose cell was clamped. The bounds are
+    // whole numbers, so clamping before the floor gives what the WGSL's floor-then-clamp
+    // gives (a NaN goes to the low bound in both).
+    let q = (point / size).clamp(Vec2::splat(-1e9), Vec2::splat(1e9));
+    floor_to_int(q)
+}
+
+/// `q.floor()` as integers, for `|q| <= 1e9`: truncated, then one less where that rounded
+/// up. Without SSE4.1, which a portable build cannot assume, `floor` is a call into libm,
+/// and it was 3% of the cpu backend's bullet-hell frame.
+fn floor_to_int(q: Vec2) -> IVec2 {
+    let t = q.as_ivec2();
+    IVec2::select(t.as_vec2().cmpgt(q), t - IVec2::ONE, t)
 }
 
 /// The hash-table bucket of a cell: neighbours in a row get neighbouring buckets.
@@ -203,7 +218,7 @@ pub fn cell_bucket(params: &GridParams, cell: IVec2, level: u32) -> u32 {
 /// `min ..= max`: a body on that level reaches at most half a cell from its centre
 /// (on [`TOP_LEVEL`], the one cell). As (first, last) cells; as WGSL `probe_range`.
 pub fn probe_range(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> (IVec2, IVec2) {
-    let half = 0.5 * params.base_cell * 2f32.powi(level as i32);
+    let half = 0.5 * level_cell(params, level);
     let first = cell_at(params, min - half, level);
     let last = cell_at(params, max + half, level);
     (first, last)
@@ -436,6 +451,49 @@ pub fn look_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_to_int_is_the_floor() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1e9,
+            -1e9,
+            16777215.5,
+            -16777215.5,
+        ];
+        values.extend((-3000..3000).map(|k| k as f32 * 0.37));
+        values.extend([
+            f32::EPSILON,
+            -f32::EPSILON,
+            1e-30,
+            -1e-30,
+            999_999_940.0,
+            -999_999_940.0,
+        ]);
+        for v in values {
+            let q = Vec2::new(v, -v);
+            assert_eq!(floor_to_int(q), q.floor().as_ivec2(), "{v}");
+        }
+        let params = GridParams {
+            base_cell: 3.0,
+            bucket_count: 1024,
+            waiter_layers: 0,
+        };
+        // Past the clamp, and a NaN, as the WGSL's floor-then-clamp.
+        assert_eq!(
+            cell_at(&params, Vec2::new(1e30, -1e30), 0),
+            IVec2::new(1_000_000_000, -1_000_000_000)
+        );
+        assert_eq!(
+            cell_at(&params, Vec2::new(f32::NAN, 7.0), 0),
+            IVec2::new(-1_000_000_000, 2)
+        );
+    }
 
     #[test]
     fn sweeping_down_is_bounded_and_chosen_only_when_cheaper() {

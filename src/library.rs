@@ -142,62 +142,80 @@ impl ShapeLibrary {
     }
 
     /// Checks bodies against the library and the rules of the format, naming the first bad body.
+    ///
+    /// On all cores: at 10^5 bodies a frame this was 6% of the cpu backend's bullet-hell
+    /// frame on one. `find_first` keeps the error the first bad body's, as one loop would.
     pub fn check_bodies(&self, bodies: &[Body]) -> Result<(), SceneError> {
-        for (index, body) in bodies.iter().enumerate() {
-            let location = Location::Body(index);
-            let Some(shape) = self.shapes.get(body.shape as usize) else {
+        use rayon::prelude::*;
+        const CHUNK: usize = 8192;
+        bodies
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(k, body)| self.check_body(c * CHUNK + k, body))
+            })
+            .find_first(Result::is_err)
+            .unwrap_or(Ok(()))
+    }
+
+    /// Checks body `index` against the library and the rules of the format.
+    fn check_body(&self, index: usize, body: &Body) -> Result<(), SceneError> {
+        let location = Location::Body(index);
+        let Some(shape) = self.shapes.get(body.shape as usize) else {
+            return Err(SceneError::new(
+                location,
+                "shape",
+                format!(
+                    "{} is not a shape index (the library has {} shapes)",
+                    body.shape,
+                    self.shapes.len()
+                ),
+            ));
+        };
+        for (field, value) in [
+            ("x", body.position.x),
+            ("y", body.position.y),
+            ("angle", body.angle),
+            ("vx", body.velocity.x),
+            ("vy", body.velocity.y),
+        ] {
+            if !value.is_finite() {
                 return Err(SceneError::new(
                     location,
-                    "shape",
-                    format!(
-                        "{} is not a shape index (the library has {} shapes)",
-                        body.shape,
-                        self.shapes.len()
-                    ),
+                    field,
+                    format!("{value} is not a finite 32-bit number"),
                 ));
-            };
-            for (field, value) in [
-                ("x", body.position.x),
-                ("y", body.position.y),
-                ("angle", body.angle),
-                ("vx", body.velocity.x),
-                ("vy", body.velocity.y),
-            ] {
-                if !value.is_finite() {
+            }
+        }
+        if shape.kind == SHAPE_BITMASK {
+            if body.angle != 0.0 {
+                return Err(SceneError::new(
+                    location,
+                    "angle",
+                    format!("a bitmask body cannot be rotated (angle {})", body.angle),
+                ));
+            }
+            // Bitmasks are tested cell by cell against whole-number offsets, and a
+            // sweep of a bitmask would need its cells swept too: they stay put.
+            for (field, value) in [("vx", body.velocity.x), ("vy", body.velocity.y)] {
+                if value != 0.0 {
                     return Err(SceneError::new(
                         location,
                         field,
-                        format!("{value} is not a finite 32-bit number"),
+                        format!("a bitmask body cannot move ({field} {value})"),
                     ));
                 }
             }
-            if shape.kind == SHAPE_BITMASK {
-                if body.angle != 0.0 {
+            for (field, value) in [("x", body.position.x), ("y", body.position.y)] {
+                if value.fract() != 0.0 || value.abs() > MAX_BITMASK_COORDINATE {
                     return Err(SceneError::new(
                         location,
-                        "angle",
-                        format!("a bitmask body cannot be rotated (angle {})", body.angle),
+                        field,
+                        format!("a bitmask body must sit on a whole number within ±{MAX_BITMASK_COORDINATE}, not {value}"),
                     ));
-                }
-                // Bitmasks are tested cell by cell against whole-number offsets, and a
-                // sweep of a bitmask would need its cells swept too: they stay put.
-                for (field, value) in [("vx", body.velocity.x), ("vy", body.velocity.y)] {
-                    if value != 0.0 {
-                        return Err(SceneError::new(
-                            location,
-                            field,
-                            format!("a bitmask body cannot move ({field} {value})"),
-                        ));
-                    }
-                }
-                for (field, value) in [("x", body.position.x), ("y", body.position.y)] {
-                    if value.fract() != 0.0 || value.abs() > MAX_BITMASK_COORDINATE {
-                        return Err(SceneError::new(
-                            location,
-                            field,
-                            format!("a bitmask body must sit on a whole number within ±{MAX_BITMASK_COORDINATE}, not {value}"),
-                        ));
-                    }
                 }
             }
         }
@@ -355,6 +373,27 @@ use bytemuck::Zeroable;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shapes::Circle;
+
+    #[test]
+    fn checking_on_all_cores_still_names_the_first_bad_body() {
+        let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))]).expect("valid");
+        let mut bodies = vec![Body::new(0, glam::Vec2::ZERO); 50_000];
+        assert!(library.check_bodies(&bodies).is_ok());
+        bodies[40_000].position.y = f32::NAN;
+        bodies[30_000].shape = 7;
+        bodies[9_000].angle = f32::INFINITY;
+        for first in [9_000, 30_000, 40_000] {
+            let error = library.check_bodies(&bodies).unwrap_err().to_string();
+            assert!(error.contains(&format!("{first}")), "{first}: {error}");
+            match first {
+                9_000 => bodies[9_000].angle = 0.0,
+                30_000 => bodies[30_000].shape = 0,
+                _ => bodies[40_000].position.y = 0.0,
+            }
+        }
+        assert!(library.check_bodies(&bodies).is_ok());
+    }
 
     #[test]
     fn source_rotation_is_within_a_few_ulps_of_f64() {

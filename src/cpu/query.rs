@@ -19,7 +19,7 @@
 
 use glam::{IVec2, Vec2};
 
-use crate::grid::{cell_at, cell_bucket, probe_range, GridParams, TOP_LEVEL};
+use crate::grid::{cell_at, cell_bucket, level_cell, probe_range, GridParams, TOP_LEVEL};
 use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform, GridEntry};
 use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
@@ -473,7 +473,7 @@ pub fn walk_grid(
                 // The segment's x extent within the band of this row's cells grown by
                 // the half cell a body may reach beyond its cell, and a hair: rounding
                 // must neither drop a cell the segment touches nor stop the walk early.
-                let size = params.base_cell * 2f32.powi(level as i32);
+                let size = level_cell(params, level);
                 let pad = 0.5 * size + 1e-3 * size;
                 let (band_lo, band_hi) = (y as f32 * size - pad, (y + 1) as f32 * size + pad);
                 let (mut t0, mut t1) = (0.0f32, 1.0f32);
