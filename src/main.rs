@@ -149,6 +149,10 @@ enum Command {
         /// Directory of the plot (frame_time.svg), the table and the JSON.
         #[arg(long, value_name = "DIR", default_value = gpu_collide::bench::DEFAULT_OUT)]
         out: PathBuf,
+        /// Seed of the generated scenes, their motion and the query batches: another seed
+        /// gives other scenes of the same kind.
+        #[arg(long, value_name = "N", default_value_t = gpu_collide::bench::SEED)]
+        seed: u64,
     },
 }
 
@@ -228,6 +232,7 @@ fn main() -> ExitCode {
             frames,
             json,
             out,
+            seed,
         } => bench(BenchOptions {
             scene: scene.map(|s| s.iter().map(|s| SceneChoice::parse(s)).collect()),
             bodies,
@@ -235,6 +240,7 @@ fn main() -> ExitCode {
             frames,
             json,
             out,
+            seed,
         }),
     };
     match result {

@@ -96,6 +96,46 @@ fn bullet_hell_on_cpu_and_parry_writes_json_plot_and_table_and_agrees() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `--seed` makes other scenes of the same kind, and the report says which seed ran.
+#[test]
+fn another_seed_benchmarks_other_scenes_of_the_same_kind() {
+    let run = |seed: &str| {
+        let out = out_dir(&format!("seed-{seed}"));
+        let mut args = vec!["--scene", "mixed", "--bodies", "300", "--frames", "1"];
+        args.extend([
+            "--backend",
+            "cpu",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        if !seed.is_empty() {
+            args.extend(["--seed", seed]);
+        }
+        let result = bench(&args);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(0), "{stderr}");
+        let report = read_json(&out.join("bench.json"));
+        let _ = std::fs::remove_dir_all(&out);
+        let pairs = report["runs"][0]["pairs"].as_u64().expect("pairs");
+        (report["seed"].as_u64().expect("seed"), pairs)
+    };
+    let (default_seed, default_pairs) = run("");
+    assert_eq!(default_seed, gpu_collide::bench::SEED);
+    assert_eq!(
+        run(&default_seed.to_string()),
+        (default_seed, default_pairs)
+    );
+    let others: Vec<(u64, u64)> = ["11", "12", "13"].map(run).to_vec();
+    assert_eq!(others.iter().map(|o| o.0).collect::<Vec<_>>(), [11, 12, 13]);
+    assert!(
+        others.iter().any(|o| o.1 != default_pairs),
+        "three other seeds all found the default seed's {default_pairs} pairs: {others:?}"
+    );
+    let refused = bench(&["--seed", "x"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--seed"));
+}
+
 #[test]
 fn a_scene_file_runs_its_own_bodies_and_json_goes_where_asked() {
     let out = out_dir("file");

@@ -53,8 +53,9 @@ use parry::ParryCollider;
 use report::{Adapter, Agreement, FrameMs, Machine, NonBlocking, Report, Run, Skipped, StagesMs};
 use workload::Workload;
 
-/// Seed of every generated scene (and, plus one, of the drift of non-game scenes), so
-/// that every machine benchmarks the same frames.
+/// Seed of every generated scene (and, plus one, of the drift of non-game scenes; plus
+/// two, of the query batches) unless `--seed` says otherwise, so that every machine
+/// benchmarks the same frames.
 pub const SEED: u64 = 4;
 
 /// Timed frames per run unless `--frames` says otherwise.
@@ -194,6 +195,9 @@ pub struct BenchOptions {
     pub json: Option<PathBuf>,
     /// Directory of the plot, the table and (by default) the JSON.
     pub out: PathBuf,
+    /// Seed of the generated scenes, the drift and the query batches ([`SEED`] by
+    /// default): another seed gives scenes of the same kind that no one tuned for.
+    pub seed: u64,
 }
 
 impl Default for BenchOptions {
@@ -205,6 +209,7 @@ impl Default for BenchOptions {
             frames: DEFAULT_FRAMES,
             json: None,
             out: PathBuf::from(DEFAULT_OUT),
+            seed: SEED,
         }
     }
 }
@@ -225,12 +230,13 @@ enum Source {
 }
 
 impl Plan {
-    fn workload(&self, bodies: usize) -> Workload {
+    fn workload(&self, bodies: usize, seed: u64) -> Workload {
+        let drift = seed.wrapping_add(1);
         match &self.source {
-            Source::BulletHell | Source::Queries => Workload::bullet_hell(bodies, SEED),
-            Source::SweptBulletHell => Workload::swept_bullet_hell(bodies, SEED),
-            Source::Random(kind) => Workload::drifting(random_scene(*kind, bodies, SEED), SEED + 1),
-            Source::File(scene) => Workload::drifting(scene.clone(), SEED + 1),
+            Source::BulletHell | Source::Queries => Workload::bullet_hell(bodies, seed),
+            Source::SweptBulletHell => Workload::swept_bullet_hell(bodies, seed),
+            Source::Random(kind) => Workload::drifting(random_scene(*kind, bodies, seed), drift),
+            Source::File(scene) => Workload::drifting(scene.clone(), drift),
         }
     }
 }
@@ -432,7 +438,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
         let mut failed_at: Vec<Option<usize>> = vec![None; Backend::ALL.len()];
         for &size in &plan.sizes {
             bar.set_message(format!("{}: generating {size} bodies", plan.name));
-            let workload = plan.workload(size);
+            let workload = plan.workload(size, options.seed);
             let library = workload.scene().validate().map_err(Error::from)?;
             let bodies = workload.bodies().len();
             let task = match plan.source {
@@ -440,7 +446,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 Source::Queries => Task::Queries(workload::query_batch(
                     workload.bodies(),
                     workload::QUERIES,
-                    SEED + 2,
+                    options.seed.wrapping_add(2),
                 )),
                 _ => Task::Pairs,
             };
@@ -539,7 +545,12 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 say(report::run_line(&run));
                 let mut run = run;
                 if let (Backend::Gpu, Some(context), Task::Pairs) = (backend, gpu.as_ref(), &task) {
-                    match pipelined(context, &library, plan.workload(size), &measured.answers) {
+                    match pipelined(
+                        context,
+                        &library,
+                        plan.workload(size, options.seed),
+                        &measured.answers,
+                    ) {
                         Ok(nonblocking) => {
                             say(format!(
                                 "{} {bodies} bodies on gpu, frames that do not wait: submit \
@@ -572,7 +583,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
     });
     Ok(Report {
         machine,
-        seed: SEED,
+        seed: options.seed,
         frames_requested: options.frames,
         frame_budget_ms: FRAME_BUDGET.as_secs_f64() * 1e3,
         runs,

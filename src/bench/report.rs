@@ -14,7 +14,8 @@ use super::CliError;
 pub struct Report {
     /// The machine the CPU backends ran on.
     pub machine: Machine,
-    /// Seed of the generated scenes and of the drift ([`super::SEED`]).
+    /// Seed of the generated scenes, the drift and the query batches (`--seed`, by
+    /// default [`super::SEED`]).
     pub seed: u64,
     /// Timed frames asked for per run (`--frames`); a run's `frames` may be fewer.
     pub frames_requested: usize,
