@@ -128,6 +128,9 @@ pub struct Grid {
     pub entries: Vec<GridEntry>,
     /// What each level holds, and which side looks between levels.
     pub info: GridInfo,
+    /// Each body's bucket alone: what every shard of the sort reads of every body, an
+    /// eighth of its `BodyCell`.
+    body_buckets: Vec<u32>,
 }
 
 impl Grid {
@@ -190,6 +193,13 @@ impl Grid {
                 info
             })
             .reduce(GridInfo::default, merge_levels);
+        self.body_buckets.clear();
+        self.body_buckets.par_extend(
+            self.body_cells
+                .par_iter()
+                .with_min_len(4096)
+                .map(|c| c.bucket),
+        );
         // allocate_buckets: which side looks between levels, from this frame's counts...
         info.look_levels = look_levels(&probe_down(&info), info.occupied_levels);
         info.waiter_looks = waiter_looks(&info);
@@ -198,15 +208,13 @@ impl Grid {
         self.buckets
             .resize(params.bucket_count as usize, Bucket::default());
         let shards = shard_starts(params.bucket_count, shards);
-        let cells = &self.body_cells;
+        let (cells, body_buckets) = (&self.body_cells, &self.body_buckets);
         split_at_starts(&mut self.buckets, &shards)
             .into_par_iter()
             .zip(&shards)
             .for_each(|(buckets, &first)| {
-                for placed in cells {
-                    if let Some(bucket) =
-                        buckets.get_mut(placed.bucket.wrapping_sub(first) as usize)
-                    {
+                for &b in body_buckets {
+                    if let Some(bucket) = buckets.get_mut(b.wrapping_sub(first) as usize) {
                         bucket.count += 1;
                     }
                 }
@@ -236,11 +244,11 @@ impl Grid {
             .zip(split_at_starts(&mut self.entries, &entry_starts))
             .zip(shards.par_iter().zip(&entry_starts))
             .for_each(|((buckets, entries), (&first, &base))| {
-                for (i, placed) in cells.iter().enumerate() {
-                    let Some(bucket) = buckets.get_mut(placed.bucket.wrapping_sub(first) as usize)
-                    else {
+                for (i, &b) in body_buckets.iter().enumerate() {
+                    let Some(bucket) = buckets.get_mut(b.wrapping_sub(first) as usize) else {
                         continue;
                     };
+                    let placed = &cells[i];
                     entries[(bucket.start - base) as usize] = GridEntry {
                         cell: placed.cell,
                         level: placed.level,
