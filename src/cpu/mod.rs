@@ -109,15 +109,15 @@ impl CpuCollider {
 
 impl CpuCollider {
     /// Checks the bodies and brings transforms, infos and boxes (grown by each body's
-    /// motion when `swept`) up to date; the grid's parameters for them.
-    fn prepare(&mut self, bodies: &[Body], swept: bool) -> Result<GridParams, Error> {
+    /// motion when `swept`) up to date. The grid is the caller's: the pairs' grid
+    /// ([`Self::grid_params`]) or the queries' (which choosing the pairs' would only
+    /// delay when the bodies change).
+    fn prepare(&mut self, bodies: &[Body], swept: bool) -> Result<(), Error> {
         self.library.check_bodies(bodies)?;
-        let s = &mut self.scratch;
+        let (library, s) = (&self.library, &mut self.scratch);
         update_transforms(bodies, &mut s.transforms, &mut s.angles);
         s.infos.clear();
         s.infos.par_extend(bodies.par_iter().map(body_info));
-        let params = self.grid_params();
-        let (library, s) = (&self.library, &mut self.scratch);
         s.aabbs.clear();
         s.aabbs.par_extend(
             s.transforms
@@ -134,14 +134,15 @@ impl CpuCollider {
                     }
                 }),
         );
-        Ok(params)
+        Ok(())
     }
 
     /// Checks the bodies, then bounds, grid and candidate pairs: the pairs whose filters
     /// agree and whose boxes overlap, the boxes covering each body's whole motion when
     /// `swept`. Refuses the frame past the pair limit.
     fn candidates(&mut self, bodies: &[Body], swept: bool) -> Result<Vec<Pair>, Error> {
-        let params = self.prepare(bodies, swept)?;
+        self.prepare(bodies, swept)?;
+        let params = self.grid_params();
         let s = &mut self.scratch;
         s.grid.rebuild(&params, &s.infos, &s.aabbs);
         let (grid, aabbs) = (&s.grid, &s.aabbs);

@@ -211,9 +211,9 @@ impl GpuCollider {
         self.upload_infos(bodies, true);
     }
 
-    /// Uploads the bodies' infos if they changed, and then chooses the grid again: from
-    /// a sample of the positions `with_positions` (the transforms just uploaded), from
-    /// the shapes' sizes alone otherwise (positions in a buffer of the caller's).
+    /// Uploads the bodies' infos if they changed, and then chooses the pairs' grid again:
+    /// from a sample of the positions `with_positions` (the transforms just uploaded),
+    /// from the shapes' sizes alone otherwise (positions in a buffer of the caller's).
     pub(crate) fn upload_infos(&mut self, bodies: &[Body], with_positions: bool) {
         self.upload_infos_as(bodies, with_positions, false);
     }
@@ -254,11 +254,14 @@ impl GpuCollider {
         if self.infos != self.uploaded_infos {
             let queue = &self.context.queue;
             queue.write_buffer(&self.buffers.infos, 0, bytemuck::cast_slice(&self.infos));
-            self.grid = if with_positions {
-                choose_grid(&self.library, &self.infos, &self.transforms)
-            } else {
-                GridParams::for_bodies(&self.library, &self.infos)
-            };
+            // The queries choose a grid of their own (`choose_query_grid`).
+            if !open_masks {
+                self.grid = if with_positions {
+                    choose_grid(&self.library, &self.infos, &self.transforms)
+                } else {
+                    GridParams::for_bodies(&self.library, &self.infos)
+                };
+            }
             std::mem::swap(&mut self.uploaded_infos, &mut self.infos);
         }
     }
