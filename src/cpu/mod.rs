@@ -147,10 +147,21 @@ impl CpuCollider {
         s.grid.rebuild(&params, &s.infos, &s.aabbs);
         let (grid, aabbs) = (&s.grid, &s.aabbs);
         let (limit, found, refused) = (self.max_pairs, AtomicU64::new(0), AtomicBool::new(false));
-        let candidates: Vec<Pair> = (0..bodies.len())
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .fold(Vec::new, |mut out, i| {
+        // Only the bodies that may search are visited: in a bullet-hell frame the 1% that
+        // seek (each reading many cells, so shared out in small runs), not the bullets.
+        let everyone: Vec<u32>;
+        let (lookers, run) = match grid.lookers() {
+            Some(seekers) => (seekers, 16),
+            None => {
+                everyone = (0..bodies.len() as u32).collect();
+                (&everyone[..], CHUNK)
+            }
+        };
+        let candidates: Vec<Pair> = lookers
+            .par_iter()
+            .with_min_len(run)
+            .fold(Vec::new, |mut out, &i| {
+                let i = i as usize;
                 if !refused.load(Ordering::Relaxed)
                     && !grid.candidates_of(&params, i, aabbs, limit, &found, &mut out)
                 {
