@@ -154,7 +154,7 @@ impl Grid {
     /// order. Here the table is cut into one shard of buckets per thread: each shard reads
     /// every body and takes those of its own buckets, in index order, so the entries come
     /// out as a sequential sort would place them (measured at 100k bullet-hell bodies on 2
-    /// threads: see BENCHMARKS.md, "The cpu backend's counting sort on every core").
+    /// threads: see BENCHMARKS.md, "The cpu backend on every core").
     pub fn rebuild(&mut self, params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) {
         // Below some 30k bodies, handing shards to other threads costs more than it saves
         // (measured at 1k: 0.08 ms a frame in one shard, 0.11 to 0.17 in two).
