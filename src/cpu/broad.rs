@@ -2,9 +2,10 @@
 //! `shaders/broad.wgsl`, function for function; the design and its reasons are
 //! described at the top of that file.
 //!
-//! [`Grid::build`] is the counting sort (`assign_cells`, `allocate_buckets`, `scatter_cells`),
-//! in shards of the table rather than with atomics; [`Grid::candidates_of`] is one thread of the `broad` kernel,
-//! and the fast CPU path runs it for many bodies in parallel.
+//! [`Grid::build`] is the counting sort (`assign_cells`, `allocate_buckets`,
+//! `scatter_cells`), in shards of the table rather than with atomics;
+//! [`Grid::candidates_of`] is one thread of the `broad` kernel, and the fast CPU path runs
+//! it for the bodies that may search ([`Grid::lookers`]) in parallel.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
