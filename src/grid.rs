@@ -455,16 +455,7 @@ mod tests {
     #[test]
     fn floor_to_int_is_the_floor() {
         let mut values = vec![
-            0.0,
-            -0.0,
-            0.5,
-            -0.5,
-            1.0,
-            -1.0,
-            1e9,
-            -1e9,
-            8388607.5,
-            -8388607.5,
+            0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1e9, -1e9, 8388607.5, -8388607.5,
         ];
         values.extend((-3000..3000).map(|k| k as f32 * 0.37));
         values.extend([
