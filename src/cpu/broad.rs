@@ -391,16 +391,21 @@ mod tests {
     use crate::library::{body_info, body_transform};
     use crate::scene::Scene;
 
-    /// The grid's candidates equal the all-pairs candidates, whichever side looks
-    /// between levels: always the coarse, always the fine, or as the host chose.
-    fn check(scene: &Scene) {
+    /// What a grid is built from for a scene's bodies: its parameters, infos and boxes.
+    fn grid_inputs(scene: &Scene) -> (GridParams, Vec<BodyInfo>, Vec<Aabb>) {
         let library = scene.validate().expect("valid");
         let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
         let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
         let aabbs = bounds(&library, &transforms, &infos);
+        (GridParams::for_bodies(&library, &infos), infos, aabbs)
+    }
+
+    /// The grid's candidates equal the all-pairs candidates, whichever side looks
+    /// between levels: always the coarse, always the fine, or as the host chose.
+    fn check(scene: &Scene) {
+        let (params, infos, aabbs) = grid_inputs(scene);
         let mut expected = all_pairs(&infos, &aabbs, u64::MAX);
         expected.sort_unstable();
-        let params = GridParams::for_bodies(&library, &infos);
         let mut grid = Grid::build(&params, &infos, &aabbs);
         let chosen = probe_down(&grid.info);
         for probe_down in [chosen, [0; 32], [u32::MAX; 32]] {
@@ -420,11 +425,7 @@ mod tests {
     #[cfg(feature = "generate")]
     fn the_sort_is_the_same_in_any_number_of_shards() {
         let scene = BulletHell::new(20_000, 5).scene;
-        let library = scene.validate().expect("valid");
-        let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-        let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
-        let aabbs = bounds(&library, &transforms, &infos);
-        let params = GridParams::for_bodies(&library, &infos);
+        let (params, infos, aabbs) = grid_inputs(&scene);
         let mut one = Grid::default();
         one.rebuild_in_shards(&params, &infos, &aabbs, 1);
         let mut next = 0;
@@ -460,11 +461,7 @@ mod tests {
             BulletHell::new(20_000, 8).scene,
             BulletHell::new(3000, 9).scene,
         ] {
-            let library = scene.validate().expect("valid");
-            let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
-            let infos: Vec<_> = scene.bodies.iter().map(body_info).collect();
-            let aabbs = bounds(&library, &transforms, &infos);
-            let params = GridParams::for_bodies(&library, &infos);
+            let (params, infos, aabbs) = grid_inputs(&scene);
             let grid = Grid::build(&params, &infos, &aabbs);
             let Some(lookers) = grid.lookers() else {
                 continue;

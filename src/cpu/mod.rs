@@ -147,30 +147,31 @@ impl CpuCollider {
         s.grid.rebuild(&params, &s.infos, &s.aabbs);
         let (grid, aabbs) = (&s.grid, &s.aabbs);
         let (limit, found, refused) = (self.max_pairs, AtomicU64::new(0), AtomicBool::new(false));
+        let visit = |out: Vec<Pair>, i: usize| {
+            let mut out = out;
+            if !refused.load(Ordering::Relaxed)
+                && !grid.candidates_of(&params, i, aabbs, limit, &found, &mut out)
+            {
+                refused.store(true, Ordering::Relaxed);
+            }
+            out
+        };
         // Only the bodies that may search are visited: in a bullet-hell frame the 1% that
         // seek (each reading many cells, so shared out in small runs), not the bullets.
-        let everyone: Vec<u32>;
-        let (lookers, run) = match grid.lookers() {
-            Some(seekers) => (seekers, 16),
-            None => {
-                everyone = (0..bodies.len() as u32).collect();
-                (&everyone[..], CHUNK)
-            }
+        let candidates: Vec<Pair> = match grid.lookers() {
+            Some(seekers) => seekers
+                .par_iter()
+                .with_min_len(16)
+                .fold(Vec::new, |out, &i| visit(out, i as usize))
+                .flatten_iter()
+                .collect(),
+            None => (0..bodies.len())
+                .into_par_iter()
+                .with_min_len(CHUNK)
+                .fold(Vec::new, visit)
+                .flatten_iter()
+                .collect(),
         };
-        let candidates: Vec<Pair> = lookers
-            .par_iter()
-            .with_min_len(run)
-            .fold(Vec::new, |mut out, &i| {
-                let i = i as usize;
-                if !refused.load(Ordering::Relaxed)
-                    && !grid.candidates_of(&params, i, aabbs, limit, &found, &mut out)
-                {
-                    refused.store(true, Ordering::Relaxed);
-                }
-                out
-            })
-            .flatten_iter()
-            .collect();
         if refused.into_inner() {
             return Err(Error::TooManyPairs {
                 found: found.into_inner(),
