@@ -7,13 +7,17 @@
 // has a mask of its own, so the grid must hold every body with a layer, whatever the
 // body's own filter. Queries are one list: rays, then points, then boxes.
 //
-// query           one invocation per query: walks the cells its reach covers, level by
-//                 level (a ray: only the cells along its segment), in one loop, and
-//                 appends a task (query, body) for every body it sees whose box its
-//                 reach meets; crowded cells, and levels with more cells than the walk
-//                 may read, are handed over in pieces of entries;
+// query           one invocation per query: walks the rows of cells its reach covers,
+//                 level by level (a ray: only the cells along its segment), in one
+//                 loop, and hands each row's run of cells over as pieces of entries:
+//                 neighbouring cells of a row have neighbouring buckets, whose entries
+//                 lie together, so a run is one range of entries (split where the
+//                 buckets' groups end, see allocate_buckets). A level with more cells
+//                 than the walk may pass is handed over whole, in pieces of its entries;
+// query_deferred  one invocation per piece: reads its entries and appends a task
+//                 (query, body) for every body on the run's cells it sees whose box its
+//                 reach meets;
 // query_args      sizes the indirect dispatches below from the counters;
-// query_deferred  one invocation per piece: reads its entries like query;
 // query_test      one invocation per task: the exact test. A point or box that meets
 //                 its body appends (query, body) to the hits; a ray keeps its first hit
 //                 as an atomic maximum of !bits(t) (t >= 0, so bits order like values);
@@ -22,17 +26,23 @@
 //
 // Bounded work per invocation (Mesa's llvmpipe silently ends every loop once the 8
 // invocations it runs in lockstep have run 65535 iterations in all, see LLVMPIPE_LANES
-// in src/packed.rs and QUERY_LOOP_GUARD): the walk takes at most QUERY_WALK_BUDGET turns
-// of its loops itself, counting each entry at the most it may cost on its level
-// (entry_cost: a bitmask's test planned in hundreds of chunks costs as many turns);
-// levels that would cost more are handed over whole, crowded cells in pieces that keep
-// within the budget (piece_size). A polygon costs one or two passes over its at most
-// 256 vertices; a bitmask's test is split by rows into as many chunks (tasks) as keep
-// each within QUERY_CHUNK_BUDGET words. QUERY_LOOP_GUARD catches
-// a mistake in that reasoning as `unfinished`, an error on the host.
+// in src/packed.rs and QUERY_LOOP_GUARD): the walk takes a turn or two a row and a turn
+// a piece, and hands a level over whole when its rows would take more than
+// QUERY_WALK_BUDGET turns; a piece holds as many entries as keep its reading within the
+// budget, counting each entry at the most it may cost on its level (entry_cost: a
+// bitmask's test planned in hundreds of chunks costs as many turns). A polygon costs
+// one or two passes over its at most 256 vertices; a bitmask's test is split by rows
+// into as many chunks (tasks) as keep each within QUERY_CHUNK_BUDGET words.
+// QUERY_LOOP_GUARD catches a mistake in that reasoning as `unfinished`, an error on the
+// host.
 //
 // The grid's cells are sized for the batch (`choose_query_grid` in src/cell_size.rs):
 // in a sparse scene a ray crosses mostly empty cells of the pairs' grid.
+//
+// Why the walk hands its entries over rather than reading them: on lavapipe, reading
+// the entries in the walk's loop cost 28 ms for the benchmark's 10^4 rays over 100k
+// bullet-hell bodies, 4.3 of it passing the cells; handed over a row at a time, the
+// walk takes 5 ms and query_deferred 18 (BENCHMARKS.md, "Rays hand their rows over").
 //
 // No early stop along a ray: every body the segment's cells hold is tested, in
 // parallel, and the first hit wins. (The cpu's walk tests as it goes and stops past its
@@ -94,14 +104,17 @@ struct QueryTask {
     normal: vec2<f32>,
 }
 
-// Entries first .. end of `cell` on `level` (or of the whole entry list, any cell, when
-// `level` has WHOLE_LEVEL set) handed over by query `query`. Mirrors `QueryPiece`.
+// Entries first .. end of the buckets of a run of cells on `level` (row cell.y,
+// columns cell.x ..= last), or of the whole entry list when `level` has WHOLE_LEVEL set
+// (any cell), handed over by query `query`. Mirrors `QueryPiece`.
 struct QueryPiece {
     cell: vec2<i32>,
+    last: i32,
     level: u32,
     query: u32,
     first: u32,
     end: u32,
+    pad: u32,
 }
 
 // The append counters; each counts every item, also those past its buffer's end.
@@ -124,9 +137,10 @@ struct RayAnswer {
 // the 8 together: a loop runs while any of them is in it. So each invocation here keeps
 // within an eighth of the cap: measured, a batch whose queries each stayed within 8192
 // iterations lost a bitmask's hits when three of them shared a group.
-// Turns of loops one query's walk takes itself, counting every turn of every loop (a
-// loop's final turn, which finds it done, too): levels that would take more are handed
-// over whole (their entries, in pieces of WHOLE_LEVEL_PIECE).
+// Turns of loops one query's walk may take, and one piece's reading (counting every
+// turn of every loop, a loop's final turn, which finds it done, too): a level whose
+// rows would take the walk more is handed over whole (its entries, in pieces of at most
+// WHOLE_LEVEL_PIECE), and a piece holds as many entries as its reading may take.
 const QUERY_WALK_BUDGET: u32 = 6000u;
 const WHOLE_LEVEL_PIECE: u32 = 2048u;
 // Words of a bitmask one chunk of a test reads, about.
@@ -219,37 +233,25 @@ fn consider(query: u32, q: PackedQuery, reach: Aabb, entry: GridEntry) -> u32 {
     return chunks + 1u; // and the loop's final turn
 }
 
-// Reads entries first .. end for query `query`: those of `cell` on `level`, or with
-// WHOLE_LEVEL set, those anywhere on the level. Loop turns spent, added to `spent`;
-// stops once they pass QUERY_LOOP_GUARD (the caller reports it).
-fn scan_cell(query: u32, q: PackedQuery, reach: Aabb, level: u32, cell: vec2<i32>, first: u32, end: u32, spent: u32) -> u32 {
-    let whole = (level & WHOLE_LEVEL) != 0u;
-    let own = level & ~WHOLE_LEVEL;
+// Reads the entries of `piece` for query `query`: those of its run of cells (row
+// piece.cell.y, columns piece.cell.x ..= piece.last) on its level, or with WHOLE_LEVEL
+// set, those anywhere on the level. Loop turns spent, added to `spent`; stops once they
+// pass QUERY_LOOP_GUARD (the caller reports it).
+fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece, spent: u32) -> u32 {
+    let whole = (piece.level & WHOLE_LEVEL) != 0u;
+    let own = piece.level & ~WHOLE_LEVEL;
     var steps = spent;
-    for (var k = first; k < end; k++) {
+    for (var k = piece.first; k < piece.end; k++) {
         steps++;
         if steps > QUERY_LOOP_GUARD {
             break;
         }
-        let entry = grid_entries[k];
-        // Other cells share the bucket when their hashes collide.
-        if (entry.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) != own || (!whole && any(entry.cell != cell)) {
-            continue;
-        }
-        steps += consider(query, q, reach, entry);
-    }
-    return steps + 1u; // and the loop's final turn
-}
-
-// Hands entries first .. end over to query_deferred, in pieces of `chunk` entries.
-// Loop iterations spent.
-fn hand_over(query: u32, level: u32, cell: vec2<i32>, first: u32, end: u32, chunk: u32) -> u32 {
-    var steps = 0u;
-    for (var k = first; k < end; k += chunk) {
-        steps++;
-        let slot = atomicAdd(&query_counters.pieces, 1u);
-        if slot < query_params.piece_capacity {
-            query_pieces[slot] = QueryPiece(cell, level, query, k, min(k + chunk, end));
+        // The run's buckets hold other cells' entries too when their hashes collide.
+        let cell = grid_entries[k].cell;
+        let on_level = (grid_entries[k].level & ((1u << ENTRY_KIND_SHIFT) - 1u)) == own;
+        let in_run = cell.y == piece.cell.y && cell.x >= piece.cell.x && cell.x <= piece.last;
+        if on_level && (whole || in_run) {
+            steps += consider(piece.query, q, reach, grid_entries[k]);
         }
     }
     return steps + 1u; // and the loop's final turn
@@ -258,9 +260,9 @@ fn hand_over(query: u32, level: u32, cell: vec2<i32>, first: u32, end: u32, chun
 // The most loop turns reading one entry of `level` may take: its own, and consider's
 // (its tasks and the loop's final turn). A body off the top level spans at most a cell
 // of its level, so a bitmask's test there has at most so many chunks (chunks_of); on
-// the top level, MAX_QUERY_CHUNKS. Crowded cells and levels read whole are handed over
-// in pieces that keep within the budget at this cost: a pile of the largest masks costs
-// hundreds of turns an entry.
+// the top level, MAX_QUERY_CHUNKS. Pieces hold as many entries as keep within the
+// budget at this cost (piece_size): a pile of the largest masks costs hundreds of turns
+// an entry.
 fn entry_cost(level: u32) -> u32 {
     if level >= TOP_LEVEL {
         return MAX_QUERY_CHUNKS + 2u;
@@ -270,57 +272,44 @@ fn entry_cost(level: u32) -> u32 {
     return u32(clamp(ceil(words / f32(QUERY_CHUNK_BUDGET)), 1.0, f32(MAX_QUERY_CHUNKS))) + 2u;
 }
 
-// Entries a piece handed over holds, for entries of cost `cost` each: SCAN_CHUNK, or as
-// many as the budget allows.
+// Entries a piece holds, for entries of cost `cost` each: SCAN_CHUNK, or as many as the
+// budget allows.
 fn piece_size(cost: u32) -> u32 {
     return clamp(QUERY_WALK_BUDGET / cost, 1u, SCAN_CHUNK);
 }
 
 // Where a query's walk over the grid stands: the levels still to visit; the level it
-// reads, its range of cells (first y, first x, last y, last x) and the rows of it still
-// to read, and the most turns an entry of it may cost (entry_cost); the row it reads,
-// its columns first ..= last and the one it is at (counted along the walk), the cell
-// that is; the entries of that cell still to read (or, `handing`, to hand over in
-// pieces, see piece_size).
+// reads, whether whole, its range of cells (first y, first x, last y, last x) and the
+// rows of it still to read, and the size of its pieces (piece_size); the row it reads,
+// the next column of it to hand over and its last; the run of columns being handed
+// over and its entries not yet handed over (next .. end).
 struct QueryWalk {
     levels: u32,
     level: u32,
-    cost: u32,
+    whole: bool,
+    piece: u32,
     range: vec4<i32>,
     rows_left: i32,
     row: i32,
-    first: i32,
-    last: i32,
     column: i32,
-    cell: vec2<i32>,
+    last: i32,
+    run: vec2<i32>,
     next: u32,
     end: u32,
-    handing: bool,
 }
 
-// Moves the walk one step: to the next cell of its row (reading its bucket), else to
-// the next row of its level (where a ray finds its columns), else to the next level;
-// false when there is none. Loop turns spent, added to `steps` (a level handed over
-// whole costs its pieces).
-fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb, steps: ptr<function, u32>) -> bool {
-    let ray = q.kind == QUERY_RAY;
-    if (*w).column < (*w).last {
-        (*w).column++;
-        (*w).cell = vec2<i32>((*w).column, (*w).row);
-        let bucket = buckets[cell_bucket((*w).cell, (*w).level)];
-        (*w).next = bucket.start;
-        (*w).end = bucket.start + bucket.count;
-        (*w).handing = *steps + (*w).cost * bucket.count > QUERY_WALK_BUDGET;
-        return true;
-    }
+// Moves the walk to its next row (where a ray finds its columns), else to its next
+// level; false when there is none. A level with more cells than the walk may pass is
+// to be handed over whole (its entries, in pieces of at most WHOLE_LEVEL_PIECE).
+fn advance(w: ptr<function, QueryWalk>, q: PackedQuery, reach: Aabb, steps: u32) -> bool {
     if (*w).rows_left > 0 {
         let range = (*w).range;
         (*w).rows_left--;
         let y = range.z - (*w).rows_left;
         (*w).row = y;
-        (*w).first = range.y;
+        (*w).column = range.y;
         (*w).last = range.w;
-        if ray && (*w).level != TOP_LEVEL {
+        if q.kind == QUERY_RAY && (*w).level != TOP_LEVEL {
             // The segment's x extent within this row's band of cells, grown by the half
             // cell a body may reach beyond its cell and a hair, so that rounding does not
             // drop a cell the segment touches (as the cpu's).
@@ -338,13 +327,12 @@ fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb,
             }
             let xa = q.a.x + t0 * q.b.x;
             let xb = q.a.x + t1 * q.b.x;
-            (*w).first = max(range.y, cell_at(vec2<f32>(min(xa, xb) - pad, 0.0), (*w).level).x);
+            (*w).column = max(range.y, cell_at(vec2<f32>(min(xa, xb) - pad, 0.0), (*w).level).x);
             (*w).last = min(range.w, cell_at(vec2<f32>(max(xa, xb) + pad, 0.0), (*w).level).x);
             if t0 > t1 {
-                (*w).last = (*w).first - 1; // the segment misses the band
+                (*w).last = (*w).column - 1; // the segment misses the band
             }
         }
-        (*w).column = (*w).first - 1;
         return true;
     }
     if (*w).levels == 0u {
@@ -353,24 +341,29 @@ fn advance(w: ptr<function, QueryWalk>, query: u32, q: PackedQuery, reach: Aabb,
     let level = countTrailingZeros((*w).levels);
     (*w).levels &= (*w).levels - 1u;
     (*w).level = level;
-    (*w).cost = entry_cost(level);
+    (*w).whole = false;
+    (*w).piece = piece_size(entry_cost(level));
     (*w).rows_left = 0;
+    (*w).column = 0;
+    (*w).last = -1;
     if (grid_info.level_layers[level] & q.mask) == 0u {
         return true; // nobody on this level is seen
     }
     let range = probe_range(reach, level);
     let span = vec2<f32>(f32(range.w - range.y + 1), f32(range.z - range.x + 1));
-    // A ray reads about three cells a row and a column (see the row bands above).
+    // A ray passes about three cells a row and a column (see the row bands above).
     var cells = span.x * span.y;
-    if ray {
+    if q.kind == QUERY_RAY {
         cells = min(cells, 3.0 * (span.x + span.y));
     }
-    // More cells than the walk may read (a huge box, a long ray on a fine level): the
-    // level's entries are read instead, wherever they are, in pieces. A cell costs two
-    // turns (its own, and its first entry's consider), a row two more.
-    if f32(*steps) + 2.0 * (cells + span.y) > f32(QUERY_WALK_BUDGET) {
-        let piece = min(WHOLE_LEVEL_PIECE, piece_size((*w).cost));
-        *steps += hand_over(query, level | WHOLE_LEVEL, vec2<i32>(0), 0u, grid_info.allocated, piece);
+    // More cells than the walk may pass (a huge box, a long ray on a fine level): the
+    // level's entries are handed over instead, wherever they are. A row costs a turn or
+    // two (its runs), and a run ends at every BUCKETS_PER_THREAD buckets.
+    if f32(steps) + 2.0 * span.y + cells / f32(BUCKETS_PER_THREAD) > f32(QUERY_WALK_BUDGET) {
+        (*w).whole = true;
+        (*w).piece = min(WHOLE_LEVEL_PIECE, (*w).piece);
+        (*w).next = 0u;
+        (*w).end = grid_info.allocated;
         return true;
     }
     (*w).range = range;
@@ -386,32 +379,44 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let q = queries[query];
     let reach = reach_of(q);
-    // One loop, each turn moving the walk a step if its cell is done, then reading one
-    // entry or handing over one piece, rather than loops over levels, rows, cells and
-    // entries: llvmpipe runs 8 invocations in lockstep, and nested loops in which they
-    // read different cells cost the sum of their turns, a single loop the longest
-    // invocation's (as the broad phase's walk, see broad.wgsl).
-    var w = QueryWalk(grid_info.occupied_levels, 0u, 3u, vec4<i32>(0), 0, 0, 0, -1, -1, vec2<i32>(0), 0u, 0u, false);
+    // One loop, each turn moving the walk to its next row or level if its row is done,
+    // starting the row's next run of cells if its run is handed over, and handing over
+    // one piece of the run, rather than loops over levels, rows and pieces: llvmpipe
+    // runs 8 invocations in lockstep, and nested loops in which they are at different
+    // places cost the sum of their turns, a single loop the longest invocation's (as
+    // the broad phase's walk, see broad.wgsl).
+    var w = QueryWalk(grid_info.occupied_levels, 0u, false, 1u, vec4<i32>(0), 0, 0, 0, -1, vec2<i32>(0), 0u, 0u);
     var steps = 0u;
     loop {
         if w.next >= w.end {
-            if !advance(&w, query, q, reach, &steps) {
-                break;
+            if w.column > w.last {
+                if !advance(&w, q, reach, steps) {
+                    break;
+                }
+            }
+            if w.column <= w.last {
+                // The row's cells up to its last or to the end of their group of buckets:
+                // neighbouring cells of a row hash to neighbouring buckets (cell_bucket),
+                // and allocate_buckets gives a group's buckets neighbouring entries.
+                let b0 = cell_bucket(vec2<i32>(w.column, w.row), w.level);
+                let room = i32(BUCKETS_PER_THREAD - 1u - b0 % BUCKETS_PER_THREAD);
+                let stop = min(w.last, w.column + room);
+                let b1 = b0 + u32(stop - w.column);
+                w.run = vec2<i32>(w.column, stop);
+                w.next = buckets[b0].start;
+                w.end = buckets[b1].start + buckets[b1].count;
+                w.column = stop + 1;
             }
         }
         steps++;
         if w.next < w.end {
-            if w.handing {
-                steps += hand_over(query, w.level, w.cell, w.next, w.end, piece_size(w.cost));
-                w.next = w.end;
-            } else {
-                let entry = grid_entries[w.next];
-                w.next++;
-                // Other cells share the bucket when their hashes collide.
-                if (entry.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) == w.level && all(entry.cell == w.cell) {
-                    steps += consider(query, q, reach, entry);
-                }
+            let end = min(w.next + w.piece, w.end);
+            let slot = atomicAdd(&query_counters.pieces, 1u);
+            if slot < query_params.piece_capacity {
+                let level = select(w.level, w.level | WHOLE_LEVEL, w.whole);
+                query_pieces[slot] = QueryPiece(vec2<i32>(w.run.x, w.row), w.run.y, level, query, w.next, end, 0u);
             }
+            w.next = end;
         }
         if steps > QUERY_LOOP_GUARD {
             atomicAdd(&query_counters.unfinished, 1u);
@@ -437,7 +442,7 @@ fn query_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
     }
     let piece = query_pieces[t];
     let q = queries[piece.query];
-    let steps = scan_cell(piece.query, q, reach_of(q), piece.level, piece.cell, piece.first, piece.end, 0u);
+    let steps = scan_piece(q, reach_of(q), piece, 0u);
     if steps > QUERY_LOOP_GUARD {
         atomicAdd(&query_counters.unfinished, 1u);
     }

@@ -28,7 +28,7 @@ use crate::query::{QueryAnswers, QueryBatch, RayHit};
 pub(crate) const KERNELS: &[Kernel] = &[
     Kernel {
         entry: "query",
-        bindings: &[0, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+        bindings: &[0, 5, 7, 8, 9, 11, 12],
     },
     Kernel {
         entry: "query_args",
@@ -141,13 +141,15 @@ pub struct QueryTask {
     pub normal: [f32; 2],
 }
 
-/// Entries of a crowded cell or a whole level handed over by a query. Mirrors WGSL
-/// `QueryPiece`.
+/// Entries of a run of cells in a row (or of a whole level) handed over by a query's
+/// walk, to be read by `query_deferred`. Mirrors WGSL `QueryPiece`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct QueryPiece {
-    /// The cell.
+    /// The run's first cell: its column and its row.
     pub cell: [i32; 2],
+    /// The run's last column.
+    pub last: i32,
     /// Its level, with the top bit set for a whole level.
     pub level: u32,
     /// The query.
@@ -156,6 +158,8 @@ pub struct QueryPiece {
     pub first: u32,
     /// One past the last.
     pub end: u32,
+    /// Padding to 32 bytes.
+    pub pad: u32,
 }
 
 /// The queries' append counters. Mirrors WGSL `QueryCounters`.
@@ -352,12 +356,12 @@ impl GpuCollider {
         packed: &[PackedQuery],
         answers: &mut QueryAnswers,
     ) -> Result<(), Error> {
-        // A first guess that fits most batches at once: a few tasks a query, a few hits
-        // a point or box.
+        // A first guess that fits most batches at once: a few tasks a query, a piece
+        // for each row of cells it passes on each level, a few hits a point or box.
         let wanted = QueryCapacity {
             queries,
             tasks: grown(queries.saturating_mul(8)),
-            pieces: 256,
+            pieces: grown(queries.saturating_mul(16)),
             hits: grown(queries.saturating_mul(4)),
         };
         self.ensure_query_buffers(wanted)?;
