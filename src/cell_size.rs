@@ -153,9 +153,14 @@ pub const QUERY_SAMPLE: usize = 256;
 /// unless they are coarser than the pairs' (see [`choose_query_grid`]).
 pub const QUERY_MULTIPLES: [f32; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
 
-/// What reading an entry costs the query walk against moving to a cell: each takes a
-/// turn of the walk's loop. With this weight the count picks the multiple that was
-/// fastest on lavapipe (see [`choose_query_grid`]); with 0.5 it picked the next one up.
+/// What reading an entry costs the query walk against passing a cell. Set when the gpu's
+/// walk took a turn of its loop for each (stop 17): the count then picked the multiple
+/// that was fastest on lavapipe (see [`choose_query_grid`]); with 0.5 it picked the next
+/// one up. The walk now hands a row's cells over in one piece, so a cell costs less, and
+/// the same pick still wins: on the benchmark's rays, walk and deferred reading took
+/// 4.9 + 17.7 ms at 4 times the median body against 9.2 + 24.2 at 2 times and
+/// 2.4 + 19.1 at 8 times, where the tests took 10 ms against 2 (BENCHMARKS.md, "Rays
+/// hand their rows over").
 pub const QUERY_ENTRY_WEIGHT: f64 = 1.0;
 
 /// The grid for a batch of queries: every body in it (its mask opened, none waiting,
