@@ -233,25 +233,25 @@ fn consider(query: u32, q: PackedQuery, reach: Aabb, entry: GridEntry) -> u32 {
     return chunks + 1u; // and the loop's final turn
 }
 
-// Reads the entries of `piece` for query `query`: those of its run of cells (row
+// Reads the entries of `piece` for its query: those of its run of cells (row
 // piece.cell.y, columns piece.cell.x ..= piece.last) on its level, or with WHOLE_LEVEL
-// set, those anywhere on the level. Loop turns spent, added to `spent`; stops once they
-// pass QUERY_LOOP_GUARD (the caller reports it).
-fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece, spent: u32) -> u32 {
+// set, those anywhere on the level. The loop turns spent; stops once they pass
+// QUERY_LOOP_GUARD (the caller reports it).
+fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece) -> u32 {
     let whole = (piece.level & WHOLE_LEVEL) != 0u;
     let own = piece.level & ~WHOLE_LEVEL;
-    var steps = spent;
+    var steps = 0u;
     for (var k = piece.first; k < piece.end; k++) {
         steps++;
         if steps > QUERY_LOOP_GUARD {
             break;
         }
+        let entry = grid_entries[k];
         // The run's buckets hold other cells' entries too when their hashes collide.
-        let cell = grid_entries[k].cell;
-        let on_level = (grid_entries[k].level & ((1u << ENTRY_KIND_SHIFT) - 1u)) == own;
-        let in_run = cell.y == piece.cell.y && cell.x >= piece.cell.x && cell.x <= piece.last;
+        let on_level = (entry.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) == own;
+        let in_run = entry.cell.y == piece.cell.y && entry.cell.x >= piece.cell.x && entry.cell.x <= piece.last;
         if on_level && (whole || in_run) {
-            steps += consider(piece.query, q, reach, grid_entries[k]);
+            steps += consider(piece.query, q, reach, entry);
         }
     }
     return steps + 1u; // and the loop's final turn
@@ -442,7 +442,7 @@ fn query_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
     }
     let piece = query_pieces[t];
     let q = queries[piece.query];
-    let steps = scan_piece(q, reach_of(q), piece, 0u);
+    let steps = scan_piece(q, reach_of(q), piece);
     if steps > QUERY_LOOP_GUARD {
         atomicAdd(&query_counters.unfinished, 1u);
     }
