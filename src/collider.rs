@@ -52,6 +52,26 @@ pub trait Collider {
         Err(unsupported(&self.describe(), "queries"))
     }
 
+    /// Makes room for `bodies` bodies now, so that the first frame with that many costs
+    /// about what the frames after it cost: call it when a level loads (`gpu-collide
+    /// pairs` does as it starts). Frames make the room they need anyway, so this only
+    /// moves that work earlier. The gpu backend makes and zeroes its buffers, has the
+    /// driver ready every kernel of a frame and waits for the GPU; the cpu backend sizes
+    /// its per-body arrays; a backend that keeps nothing between frames has nothing to
+    /// do (the default). A count the backend cannot hold is refused with an error, as a
+    /// frame of that many bodies would be ([`Error::TooLarge`] on the gpu backend).
+    ///
+    /// ```
+    /// use gpu_collide::{Collider, CpuCollider, ShapeLibrary};
+    /// let mut collider = CpuCollider::new(ShapeLibrary::default());
+    /// collider.reserve(100_000)?;
+    /// # Ok::<(), gpu_collide::Error>(())
+    /// ```
+    fn reserve(&mut self, bodies: usize) -> Result<(), Error> {
+        let _ = bodies;
+        Ok(())
+    }
+
     /// A short description of the backend (and adapter), for logs.
     fn describe(&self) -> String;
 

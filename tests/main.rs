@@ -19,6 +19,7 @@ mod pending_frames;
 mod properties;
 mod queries;
 mod record;
+mod reserve;
 mod scene_errors;
 mod shaders;
 mod support;

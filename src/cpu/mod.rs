@@ -204,6 +204,20 @@ impl CpuCollider {
 }
 
 impl Collider for CpuCollider {
+    fn reserve(&mut self, bodies: usize) -> Result<(), Error> {
+        let s = &mut self.scratch;
+        let refused = |e: std::collections::TryReserveError| Error::Backend {
+            backend: "cpu",
+            message: format!("cannot make room for {bodies} bodies: {e}"),
+        };
+        // Each array is cleared and refilled every frame, so room made now stays.
+        s.transforms.try_reserve(bodies).map_err(refused)?;
+        s.angles.try_reserve(bodies).map_err(refused)?;
+        s.infos.try_reserve(bodies).map_err(refused)?;
+        s.aabbs.try_reserve(bodies).map_err(refused)?;
+        Ok(())
+    }
+
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         if any_moving(bodies) {
             let swept = self.find_swept_pairs(bodies)?;

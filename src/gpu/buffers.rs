@@ -315,8 +315,48 @@ impl Buffers {
     }
 }
 
+impl Buffers {
+    /// Records the zeroing of every buffer a frame writes. wgpu zeroes a buffer before
+    /// the first command that uses it, which on a new buffer of a software adapter also
+    /// means the first touch of its memory: recorded here, right after the buffers are
+    /// made, the first frame no longer pays it (about a third of a steady frame at
+    /// 200k bodies on lavapipe, BENCHMARKS.md).
+    pub(crate) fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
+        // Every buffer but the library, which was written when it was made.
+        let written = [
+            &self.params,
+            &self.transforms,
+            &self.infos,
+            &self.aabbs,
+            &self.candidates,
+            &self.binned,
+            &self.counters,
+            &self.pairs,
+            &self.body_cells,
+            &self.buckets,
+            &self.grid_entries,
+            &self.grid_info,
+            &self.deferred,
+            &self.long_pairs,
+            &self.tasks,
+            &self.dispatch_args,
+            &self.readback,
+            &self.header,
+            &self.velocities,
+            &self.tois,
+            &self.swept_long_pairs,
+            &self.toi_readback,
+        ];
+        for buffer in written {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+    }
+}
+
 /// A buffer of `size` bytes, refused with [`Error::TooLarge`] naming `label` when it is a
-/// storage buffer larger than one binding of the device may be (`check_binding`).
+/// storage buffer larger than one binding of the device may be (`check_binding`). Every
+/// buffer may be cleared (`COPY_DST`; wgpu asks that of every buffer internally anyway,
+/// to zero it before its first use), so [`Buffers::clear`] can do that zeroing early.
 pub(crate) fn make_buffer(
     device: &wgpu::Device,
     label: &'static str,
@@ -329,7 +369,7 @@ pub(crate) fn make_buffer(
     Ok(device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
-        usage,
+        usage: usage | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     }))
 }

@@ -188,11 +188,14 @@ impl GpuCollider {
         &self.context
     }
 
-    /// Replaces the growable buffers with ones of `capacity` and rebinds.
+    /// Replaces the growable buffers with ones of `capacity`, zeroed, and rebinds.
     fn resize(&mut self, capacity: Capacity) -> Result<(), Error> {
         let device = &self.context.device;
         let b = &self.buffers;
         self.buffers = Buffers::new(device, b.library.clone(), capacity)?;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        self.buffers.clear(&mut encoder);
+        self.context.queue.submit([encoder.finish()]);
         self.groups = Groups::new(device, &self.pipelines, &self.buffers);
         self.capacity = capacity;
         // New body buffers hold nothing yet.
@@ -807,6 +810,31 @@ impl Collider for GpuCollider {
         context.scoped(|| self.find_swept_pairs_checked(bodies))
     }
 
+    // Makes and zeroes the buffers a frame of `bodies` bodies needs, dispatches each
+    // kernel once over no work (a driver that compiles a kernel at its first dispatch,
+    // as llvmpipe does, compiles it now), and waits for the GPU.
+    fn reserve(&mut self, bodies: usize) -> Result<(), Error> {
+        let count = checked_body_count(bodies)?;
+        let context = self.context.clone();
+        context.scoped(|| {
+            self.grow_bodies(count)?;
+            let device = &context.device;
+            let mut encoder = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                let (p, g) = (&self.pipelines, &self.groups);
+                p.bounds.warm_up(&mut pass, &g.bounds);
+                p.broad.warm_up(&mut pass, &g.broad);
+                p.narrow.warm_up(&mut pass, &g.narrow);
+            }
+            context.queue.submit([encoder.finish()]);
+            device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))?;
+            Ok(())
+        })
+    }
+
     fn describe(&self) -> String {
         format!("gpu on {}", self.context.describe())
     }
@@ -822,12 +850,17 @@ impl Collider for GpuCollider {
 
 /// The number of bodies as the GPU counts them, or the error naming the limit.
 pub(crate) fn body_count(bodies: &[Body]) -> Result<u32, Error> {
-    u32::try_from(bodies.len())
+    checked_body_count(bodies.len())
+}
+
+/// `count` as a `u32`, refused past [`MAX_BODIES`].
+fn checked_body_count(count: usize) -> Result<u32, Error> {
+    u32::try_from(count)
         .ok()
         .filter(|&n| n <= MAX_BODIES)
         .ok_or(Error::TooLarge {
             what: "the body count",
-            needed: bodies.len() as u64,
+            needed: count as u64,
             limit: MAX_BODIES as u64,
         })
 }

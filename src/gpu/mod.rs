@@ -596,6 +596,15 @@ impl StageKernels {
         }
     }
 
+    /// Dispatches every kernel that has a bind group in `groups` over no workgroups: a
+    /// driver that builds a pipeline's machine code at its first dispatch (llvmpipe
+    /// does) builds it now instead of in a frame. On other drivers it costs nothing.
+    pub(crate) fn warm_up(&self, pass: &mut wgpu::ComputePass, groups: &StageGroups) {
+        for k in 0..self.kernels.len() {
+            self.dispatch(pass, groups, k, (0, 1));
+        }
+    }
+
     /// Dispatches kernel `k` over `(x, y)` workgroups with the bind group `group`.
     pub(crate) fn dispatch_with(
         &self,
