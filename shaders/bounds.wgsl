@@ -20,16 +20,24 @@ fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
     if i >= params.body_count {
         return;
     }
-    let t = transforms[i];
-    let shape = library_shape(infos[i].shape);
-    var box = Aabb(t.position + shape.bounds_min, t.position + shape.bounds_max);
-    if shape.kind == SHAPE_POLYGON {
+    // Field by field, and only what the body's kind needs: llvmpipe loads a storage
+    // buffer one word and one invocation at a time, so a bullet reading its whole
+    // transform and shape record paid for words it never used.
+    let position = transforms[i].position;
+    let s = infos[i].shape;
+    var box: Aabb;
+    if infos[i].kind == SHAPE_POLYGON {
         // Rotated vertices give the exact box; the unrotated bounds would not.
+        let rotation = transforms[i].rotation;
+        let vertices = library_vertices(s);
         box = Aabb(vec2<f32>(3.4e38), vec2<f32>(-3.4e38));
-        for (var k = 0u; k < shape.count; k++) {
-            let p = t.position + rotate(library_vertex(shape.first + k).position, t.rotation);
+        for (var k = vertices.x; k < vertices.y; k++) {
+            let p = position + rotate(library_vertex(k).position, rotation);
             box = Aabb(min(box.min, p), max(box.max, p));
         }
+    } else {
+        box = library_bounds(s);
+        box = Aabb(position + box.min, position + box.max);
     }
     if params.swept != 0u {
         // The box over the whole motion: the boxes at t = 0 and t = 1 joined (the body

@@ -24,6 +24,19 @@ fn library_kind(s: u32) -> u32 {
     return library[s * SHAPE_WORDS + 4u];
 }
 
+// The box of shape `s` around its origin, unrotated: four words of its record.
+fn library_bounds(s: u32) -> Aabb {
+    let w = s * SHAPE_WORDS;
+    return Aabb(library_vec2(w), library_vec2(w + 2u));
+}
+
+// The vertices of polygon `s`, first and past the last: two words of its record.
+fn library_vertices(s: u32) -> vec2<u32> {
+    let w = s * SHAPE_WORDS;
+    let first = library[w + 5u];
+    return vec2<u32>(first, first + library[w + 6u]);
+}
+
 // Polygon vertex `v` of the library (the shape's `first` plus its index).
 fn library_vertex(v: u32) -> PolygonVertex {
     let w = params.vertex_base + v * VERTEX_WORDS;
