@@ -94,34 +94,34 @@ struct SearchLevels {
     waiters: u32,
 }
 
-fn search_levels(me: BodyCell) -> SearchLevels {
+fn search_levels(layer: u32, level: u32, mask: u32) -> SearchLevels {
     var found = SearchLevels(0u, 0u);
-    if waits(me.layer) {
+    if waits(layer) {
         // Up at the seekers of levels that cannot sweep down this far: one word for most
         // bullets, which have none.
-        var up = grid_info.waiter_looks[me.level];
+        var up = grid_info.waiter_looks[level];
         while up != 0u {
             let other = countTrailingZeros(up);
             up &= up - 1u;
-            if (grid_info.level_layers[other] & me.mask) != 0u {
+            if (grid_info.level_layers[other] & mask) != 0u {
                 found.seekers |= 1u << other;
             }
         }
         return found;
     }
     var occupied = grid_info.occupied_levels;
-    let looks = grid_info.look_levels[me.level];
-    let floor = grid_info.sweep_floor[me.level];
+    let looks = grid_info.look_levels[level];
+    let floor = grid_info.sweep_floor[level];
     while occupied != 0u {
         let other = countTrailingZeros(occupied);
         occupied &= occupied - 1u;
-        if (grid_info.level_layers[other] & me.mask) == 0u {
+        if (grid_info.level_layers[other] & mask) == 0u {
             continue;
         }
         if ((looks >> other) & 1u) == 1u {
             found.seekers |= 1u << other;
         }
-        if (grid_info.level_waiters[other] & me.mask) != 0u && (other >= me.level || other >= floor) {
+        if (grid_info.level_waiters[other] & mask) != 0u && (other >= level || other >= floor) {
             found.waiters |= 1u << other;
         }
     }
@@ -457,17 +457,19 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     if i >= params.end_looker {
         return;
     }
-    let me = body_cells[i];
-    if me.bucket == NO_BUCKET {
+    // The levels to look at, holding somebody this body accepts and is to find. Most
+    // bullets have none, and stop here having read four words of their record: read
+    // field by field, since llvmpipe loads a storage buffer one word and one invocation
+    // at a time, and would load the whole record first otherwise.
+    if body_cells[i].bucket == NO_BUCKET {
         return;
     }
-    // The levels to look at, holding somebody this body accepts and is to find. Most
-    // bullets have none, and stop here without reading their box.
-    let search = search_levels(me);
+    let search = search_levels(body_cells[i].layer, body_cells[i].level, body_cells[i].mask);
     let levels = search.seekers | search.waiters;
     if levels == 0u {
         return;
     }
+    let me = body_cells[i];
     let box = aabbs[i];
     // One loop, each turn moving to the next cell if this one is done, then reading one
     // entry or handing over one piece, rather than loops over levels, rows, cells and
@@ -542,5 +544,5 @@ fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
     let piece = deferred[t];
     let i = piece.body;
     let me = body_cells[i];
-    scan_piece(i, me, aabbs[i], piece.level, piece.cell, search_levels(me), piece.first, piece.end);
+    scan_piece(i, me, aabbs[i], piece.level, piece.cell, search_levels(me.layer, me.level, me.mask), piece.first, piece.end);
 }
