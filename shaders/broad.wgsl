@@ -206,6 +206,12 @@ fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
             } else {
                 atomicAdd(&group_level_bodies[level], 1u);
                 atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
+                // Where some bodies wait, the few others are listed, so that broad need
+                // not pass over the waiting ones (broad_args). One global atomic a
+                // seeker: there are few where any body waits (waiter_layers).
+                if params.waiter_layers != 0u {
+                    grid_info_counters.seekers[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
+                }
             }
             placed = BodyCell(cell, level, bucket, rank, info.layer, info.mask, info.kind);
         }
@@ -453,7 +459,19 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // Bodies in their own order: taking them in grid order (so that a workgroup's
     // invocations read the same buckets) saved 6% on the crowded 10k scenes but cost
     // 10-40% on bullet-hell, where most bodies stop after reading their own record.
-    let i = global_index(workgroup, local) + params.first_looker;
+    // Over the listed seekers where only they search (the bullets of a bullet-hell
+    // frame never read their own record then), over the bodies in their order otherwise.
+    let thread = global_index(workgroup, local);
+    var i = thread + params.first_looker;
+    if grid_info.seekers_only != 0u {
+        if thread >= grid_info.seeker_count {
+            return;
+        }
+        i = grid_info.seekers[thread];
+        if i < params.first_looker {
+            return;
+        }
+    }
     if i >= params.end_looker {
         return;
     }
@@ -522,6 +540,21 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             }
         }
     }
+}
+
+// Sizes the dispatch of broad: the listed seekers alone when every body that searches
+// is one of them (some bodies wait, and no waiting body looks up at a level whose
+// seekers cannot sweep down to it: waiter_looks), every looker otherwise. Twin of
+// `Grid::lookers` in src/cpu/broad.rs.
+@compute @workgroup_size(1)
+fn broad_args() {
+    var waiters_look = 0u;
+    for (var level = 0u; level < MAX_LEVELS; level++) {
+        waiters_look |= grid_info.waiter_looks[level];
+    }
+    let seekers_only = params.waiter_layers != 0u && waiters_look == 0u;
+    grid_info.seekers_only = select(0u, 1u, seekers_only);
+    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, grid_info.seeker_count, seekers_only));
 }
 
 // Sizes the dispatch of broad_deferred from the pieces handed over.

@@ -107,6 +107,12 @@ struct GridInfo {
     sweep_floor: array<u32, MAX_LEVELS>,
     // Entry c * MAX_LEVELS + f: cells the seekers of level c would sweep on level f.
     swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
+    // Bodies in `seekers`, listed where some bodies wait (assign_cells).
+    seeker_count: u32,
+    // 1 when only the listed seekers search, so broad runs over them alone (broad_args).
+    seekers_only: u32,
+    // The bodies that do not wait, in no particular order.
+    seekers: array<u32>,
 }
 
 // `GridInfo` while it is being built: the same layout with atomic fields.
@@ -120,6 +126,9 @@ struct AtomicGridInfo {
     allocated: atomic<u32>,
     sweep_floor: array<atomic<u32>, MAX_LEVELS>,
     swept_cells: array<atomic<u32>, MAX_LEVELS * MAX_LEVELS>,
+    seeker_count: atomic<u32>,
+    seekers_only: u32,
+    seekers: array<u32>,
 }
 
 // The append counters; each counts every item, also those past its buffer's end.

@@ -68,8 +68,9 @@ pub const SWEEP_BUDGET: u32 = 4096;
 
 /// Slots of the indirect-dispatch argument buffer: the binning of the candidates by
 /// kind pair, `broad_deferred` over the handed-over pieces, `narrow_task` over the
-/// chunks of long tests, `narrow_finish` over the long tests, then one slot per kind
-/// pair (`ARGS_BINS + kind pair`) for the narrow kernel of that kind pair.
+/// chunks of long tests, `narrow_finish` over the long tests, `broad` over the bodies
+/// that search, then one slot per kind pair (`ARGS_BINS + kind pair`) for the narrow
+/// kernel of that kind pair.
 pub const ARGS_NARROW: u32 = 0;
 /// See [`ARGS_NARROW`].
 pub const ARGS_DEFERRED: u32 = 1;
@@ -78,7 +79,9 @@ pub const ARGS_TASKS: u32 = 2;
 /// See [`ARGS_NARROW`].
 pub const ARGS_LONG: u32 = 3;
 /// See [`ARGS_NARROW`].
-pub const ARGS_BINS: u32 = 4;
+pub const ARGS_BROAD: u32 = 4;
+/// See [`ARGS_NARROW`].
+pub const ARGS_BINS: u32 = 5;
 /// Entries of the indirect-dispatch argument buffer.
 pub const ARGS_COUNT: u32 = ARGS_BINS + PAIR_KINDS;
 
@@ -139,6 +142,7 @@ pub fn wgsl_constants() -> String {
          const ARGS_DEFERRED: u32 = {ARGS_DEFERRED}u;\n\
          const ARGS_TASKS: u32 = {ARGS_TASKS}u;\n\
          const ARGS_LONG: u32 = {ARGS_LONG}u;\n\
+         const ARGS_BROAD: u32 = {ARGS_BROAD}u;\n\
          const ARGS_BINS: u32 = {ARGS_BINS}u;\n\
          const PAIR_KINDS: u32 = {PAIR_KINDS}u;\n\
          const PAIR_KIND_SHIFT: u32 = {PAIR_KIND_SHIFT}u;\n\
@@ -373,6 +377,13 @@ pub struct GridInfo {
     /// Entry `c * MAX_LEVELS + f`: the cells the seekers of level `c` would sweep on level
     /// `f`, summed over those bodies (wrapping past 2^32, which only costs speed).
     pub swept_cells: [u32; (MAX_LEVELS * MAX_LEVELS) as usize],
+    /// The seekers listed: on the GPU, the bodies that do not wait, listed after this
+    /// header (WGSL `GridInfo::seekers`) where some bodies wait; the cpu twin keeps
+    /// its list apart (`crate::cpu::broad::Grid`) and leaves this 0.
+    pub seeker_count: u32,
+    /// 1 when only the listed seekers search (no waiting body looks up), so the broad
+    /// kernel runs over them alone.
+    pub seekers_only: u32,
 }
 
 impl Default for GridInfo {

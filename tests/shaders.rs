@@ -181,20 +181,37 @@ fn rust_structs_mirror_wgsl_structs() {
     assert_mirrors!(Bucket, "Bucket", [count, start]);
     assert_mirrors!(Bucket, "AtomicBucket", [count, start]);
     assert_mirrors!(GridEntry, "GridEntry", [cell, level, body, layer, mask]);
-    assert_mirrors!(
-        GridInfo,
-        "GridInfo",
-        [
-            level_layers,
-            level_waiters,
-            level_bodies,
-            look_levels,
-            waiter_looks,
-            occupied_levels,
-            allocated,
-            sweep_floor,
-            swept_cells
-        ]
+    // GridInfo's WGSL struct ends in the list of seekers, a runtime-sized array that
+    // the Rust header leaves out: it starts where the header ends.
+    let (size, offsets) = wgsl_layout("GridInfo");
+    let header = size_of::<GridInfo>() as u32;
+    assert_eq!(offsets.last(), Some(&("seekers".to_string(), header)));
+    assert_eq!(size, header + 4, "GridInfo with one seeker");
+    let rust_offsets: Vec<(String, u32)> = [
+        ("level_layers", offset_of!(GridInfo, level_layers)),
+        ("level_waiters", offset_of!(GridInfo, level_waiters)),
+        ("level_bodies", offset_of!(GridInfo, level_bodies)),
+        ("look_levels", offset_of!(GridInfo, look_levels)),
+        ("waiter_looks", offset_of!(GridInfo, waiter_looks)),
+        ("occupied_levels", offset_of!(GridInfo, occupied_levels)),
+        ("allocated", offset_of!(GridInfo, allocated)),
+        ("sweep_floor", offset_of!(GridInfo, sweep_floor)),
+        ("swept_cells", offset_of!(GridInfo, swept_cells)),
+        ("seeker_count", offset_of!(GridInfo, seeker_count)),
+        ("seekers_only", offset_of!(GridInfo, seekers_only)),
+    ]
+    .into_iter()
+    .map(|(name, offset)| (name.to_string(), offset as u32))
+    .collect();
+    assert_eq!(
+        offsets[..offsets.len() - 1],
+        rust_offsets[..],
+        "field offsets of GridInfo"
+    );
+    let (_, atomic_offsets) = wgsl_layout("AtomicGridInfo");
+    assert_eq!(
+        atomic_offsets, offsets,
+        "AtomicGridInfo is GridInfo with atomics"
     );
     assert_mirrors!(
         Counters,

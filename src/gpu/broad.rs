@@ -3,7 +3,7 @@
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
-use crate::packed::{dispatch_size, ARGS_DEFERRED, BUCKETS_PER_THREAD};
+use crate::packed::{dispatch_size, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
 
 /// The stage's kernels in dispatch order, with the bindings each one uses.
 pub(crate) const KERNELS: &[Kernel] = &[
@@ -18,6 +18,10 @@ pub(crate) const KERNELS: &[Kernel] = &[
     Kernel {
         entry: "scatter_cells",
         bindings: &[0, 3, 4, 5],
+    },
+    Kernel {
+        entry: "broad_args",
+        bindings: &[0, 6, 10],
     },
     Kernel {
         entry: "broad",
@@ -48,8 +52,9 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (10, Slot::DispatchArgs),
 ];
 
-/// The counting sort, the query by bodies `lookers.0 .. lookers.1`, and the crowded
-/// cells they handed over, for `bodies` bodies and `buckets` buckets.
+/// The counting sort, the query by the lookers (`Params::first_looker ..
+/// end_looker`, or those of them the grid lists as seekers), and the crowded cells they
+/// handed over, for `bodies` bodies and `buckets` buckets.
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
@@ -57,13 +62,12 @@ pub(crate) fn dispatch(
     b: &Buffers,
     bodies: u32,
     buckets: u32,
-    lookers: (u32, u32),
 ) {
     dispatch_grid(kernels, pass, groups, bodies, buckets);
-    let per_looker = dispatch_size(lookers.1 - lookers.0);
-    kernels.dispatch(pass, groups, 3, per_looker);
-    kernels.dispatch(pass, groups, 4, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
+    kernels.dispatch(pass, groups, 3, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_BROAD);
+    kernels.dispatch(pass, groups, 5, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 6, &b.dispatch_args, ARGS_DEFERRED);
 }
 
 /// The counting sort alone (the first three kernels), for `bodies` bodies and `buckets`

@@ -272,9 +272,10 @@ impl Buffers {
                 items(capacity.bodies, size_of::<GridEntry>()),
                 U::STORAGE,
             )?,
+            // The summary, then the list of seekers (a body each at most).
             grid_info: make(
                 "grid info",
-                size_of::<GridInfo>() as u64,
+                size_of::<GridInfo>() as u64 + items(capacity.bodies, size_of::<u32>()),
                 U::STORAGE | U::COPY_DST,
             )?,
             deferred: make(

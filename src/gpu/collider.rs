@@ -35,8 +35,8 @@ use crate::grid::{bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::motion::SweptPair;
 use crate::packed::{
-    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, LongPair, Params, SweptLongPair,
-    MAX_BODIES, NO_SOURCE_ANGLE,
+    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, GridInfo, LongPair, Params,
+    SweptLongPair, MAX_BODIES, NO_SOURCE_ANGLE,
 };
 use crate::query::{QueryAnswers, QueryBatch};
 use crate::shaders::Stage;
@@ -392,15 +392,9 @@ impl GpuCollider {
                     run.bodies,
                     run.source.as_ref().map(|s| &s.group),
                 ),
-                Stage::Broad => broad::dispatch(
-                    &p.broad,
-                    &mut pass,
-                    &g.broad,
-                    b,
-                    run.bodies,
-                    bucket_count,
-                    run.lookers,
-                ),
+                Stage::Broad => {
+                    broad::dispatch(&p.broad, &mut pass, &g.broad, b, run.bodies, bucket_count)
+                }
                 Stage::Narrow => narrow::dispatch(
                     &p.narrow,
                     &mut pass,
@@ -476,7 +470,8 @@ impl GpuCollider {
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&b.counters, 0, None);
-        encoder.clear_buffer(&b.grid_info, 0, None);
+        // The summary alone: the list of seekers after it is counted there.
+        encoder.clear_buffer(&b.grid_info, 0, Some(size_of::<GridInfo>() as u64));
         encoder.clear_buffer(
             &b.buckets,
             0,
