@@ -120,10 +120,9 @@ fn count(n: usize) {
 
     let stages = [
         ("upload (host to GPU)", transform * bodies, 0),
-        ("bounds", (transform + info + aabb) * bodies, 0),
         (
-            "assign_cells",
-            (info + aabb + cell) * bodies,
+            "bounds, with assign_cell",
+            (transform + info + aabb + cell) * bodies,
             placed, // one bucket counter each
         ),
         (

@@ -1,4 +1,10 @@
-// Stage 1, bounds: the world AABB of every body. CPU twin: src/cpu/bounds.rs.
+// Stage 1, bounds: the world AABB of every body (CPU twin: src/cpu/bounds.rs), and in
+// the same kernel its cell in the broad phase's grid, counted into the hash table's
+// buckets and the grid's per-level summary (the first step of the counting sort that
+// shaders/broad.wgsl finishes; CPU twin: `place` and `add_to_level` in
+// src/cpu/broad.rs). One kernel rather than two: on llvmpipe a kernel costs about the
+// words its invocations load and store, and the box then stays in registers instead of
+// being stored and loaded again with the body's filter (BENCHMARKS.md, stop 20).
 // Before it, for frames whose positions live in a buffer of the caller's, read_bodies
 // turns them into transforms (host twin: library::source_rotation).
 
@@ -13,13 +19,51 @@
 @group(0) @binding(6) var<storage, read_write> counters: Counters;
 // Each body's displacement over the frame; read only when params.swept (sweep.wgsl).
 @group(0) @binding(7) var<storage, read> velocities: array<vec2<f32>>;
+// The grid, as shaders/broad.wgsl declares it (the atomic views, while it is built).
+@group(0) @binding(8) var<storage, read_write> body_cells: array<BodyCell>;
+@group(0) @binding(9) var<storage, read_write> bucket_counters: array<AtomicBucket>;
+@group(0) @binding(10) var<storage, read_write> grid_info_counters: AtomicGridInfo;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let i = global_index(workgroup, local);
-    if i >= params.body_count {
-        return;
+    if local < MAX_LEVELS {
+        atomicStore(&group_level_layers[local], 0u);
+        atomicStore(&group_level_waiters[local], 0u);
+        atomicStore(&group_level_bodies[local], 0u);
+        atomicStore(&group_sweep_floor[local], 0u);
     }
+    workgroupBarrier();
+    let i = global_index(workgroup, local);
+    if i < params.body_count {
+        let box = world_box(i);
+        aabbs[i] = box;
+        assign_cell(i, box);
+    }
+    // One global atomic per level and workgroup instead of one per body.
+    workgroupBarrier();
+    if local < MAX_LEVELS {
+        let layers = atomicLoad(&group_level_layers[local]);
+        if layers != 0u {
+            atomicOr(&grid_info_counters.level_layers[local], layers);
+            atomicOr(&grid_info_counters.occupied_levels, 1u << local);
+        }
+        let waiters = atomicLoad(&group_level_waiters[local]);
+        if waiters != 0u {
+            atomicOr(&grid_info_counters.level_waiters[local], waiters);
+        }
+        let bodies = atomicLoad(&group_level_bodies[local]);
+        if bodies != 0u {
+            atomicAdd(&grid_info_counters.level_bodies[local], bodies);
+        }
+        let floor = atomicLoad(&group_sweep_floor[local]);
+        if floor != 0u {
+            atomicMax(&grid_info_counters.sweep_floor[local], floor);
+        }
+    }
+}
+
+// The world box of body i: over the whole motion in a frame with motion.
+fn world_box(i: u32) -> Aabb {
     // Field by field, and only what the body's kind needs: llvmpipe loads a storage
     // buffer one word and one invocation at a time, so a bullet reading its whole
     // transform and shape record paid for words it never used.
@@ -46,7 +90,7 @@ fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
         let v = velocities[i];
         box = Aabb(min(box.min, box.min + v), max(box.max, box.max + v));
     }
-    aabbs[i] = box;
+    return box;
 }
 
 // One thread per body: its position (and angle, where the caller's struct has one) from
@@ -109,4 +153,74 @@ fn accurate_rotation(angle: f32) -> vec2<f32> {
         case 2: { return vec2<f32>(-c, -s); }
         default: { return vec2<f32>(s, -c); }
     }
+}
+
+// ---- the body's cell: the counting sort's first step (twin: src/cpu/broad.rs) ----
+
+var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
+var<workgroup> group_level_waiters: array<atomic<u32>, MAX_LEVELS>;
+var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;
+var<workgroup> group_sweep_floor: array<atomic<u32>, MAX_LEVELS>;
+
+// The cells of `level` in probe_range of `box`, as a float. Twin of `probe_cells`.
+fn probe_cells(box: Aabb, level: u32) -> f32 {
+    let range = probe_range(box, level);
+    return f32(range.z - range.x + 1) * f32(range.w - range.y + 1);
+}
+
+// The finest level a body on `level` with `box` may sweep down to within SWEEP_BUDGET
+// cells in all, adding the cells of each such level to the frame's sums. Straight to
+// the global sums: most bodies sit on level 0 and add nothing, and a workgroup copy of
+// the 1024 sums cost bullet-hell 100k 9 ms to clear and flush. Twin of `sweep_reach` in
+// src/grid.rs.
+fn sweep_reach(box: Aabb, level: u32) -> u32 {
+    var floor = level;
+    if level == TOP_LEVEL {
+        return floor;
+    }
+    var total = 0.0;
+    while floor > 0u {
+        let cells = probe_cells(box, floor - 1u);
+        total += cells;
+        if total > f32(SWEEP_BUDGET) {
+            break;
+        }
+        floor--;
+        atomicAdd(&grid_info_counters.swept_cells[level * MAX_LEVELS + floor], u32(cells));
+    }
+    return floor;
+}
+
+// Puts body i with world box `box` in its cell: counted into the cell's bucket (its rank
+// there), into its workgroup's copy of the level summary, and into the list of seekers
+// where some bodies wait. Twin of `place` and `add_to_level` in src/cpu/broad.rs.
+fn assign_cell(i: u32, box: Aabb) {
+    let layer = infos[i].layer;
+    let mask = infos[i].mask;
+    var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, SHAPE_POLYGON);
+    // A body that accepts or offers nothing, or an empty bitmask, meets no one.
+    if layer != 0u && mask != 0u && all(box.min <= box.max) {
+        let extent = max(box.max.x - box.min.x, box.max.y - box.min.y);
+        let level = level_of(extent);
+        let cell = cell_at((box.min + box.max) * 0.5, level);
+        let bucket = cell_bucket(cell, level);
+        let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
+        atomicOr(&group_level_layers[level], layer);
+        // Waiting bodies never sweep, and which side looks between two levels is
+        // chosen for the seekers.
+        if waits(layer) {
+            atomicOr(&group_level_waiters[level], layer);
+        } else {
+            atomicAdd(&group_level_bodies[level], 1u);
+            atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
+            // Where some bodies wait, the few others are listed, so that broad need
+            // not pass over the waiting ones (broad_args). One global atomic a
+            // seeker: there are few where any body waits (waiter_layers).
+            if params.waiter_layers != 0u {
+                grid_info_counters.seekers[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
+            }
+        }
+        placed = BodyCell(cell, level, bucket, rank, layer, mask, infos[i].kind);
+    }
+    body_cells[i] = placed;
 }

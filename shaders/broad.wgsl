@@ -24,7 +24,8 @@
 //   ships' levels, and reading as seekers there they read ten times more (measured on
 //   the swept bullet-hell at 100k: 267k cells and 279k entries, 39k and 19k waiting).
 // - Cells live in a hash table of power-of-two size, built by counting sort:
-//   assign_cells counts, allocate_buckets turns counts into ranges, scatter_cells
+//   assign_cell (in the bounds kernel, shaders/bounds.wgsl) counts, allocate_buckets
+//   turns counts into ranges, scatter_cells
 //   writes the entries grouped by bucket, so a bucket's bodies are read contiguously.
 // - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
 //   mask accepts nobody on a level never looks there, and bullets that never meet
@@ -55,10 +56,9 @@
 // would need more dispatches and barriers per frame, which software adapters pay for.
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> infos: array<BodyInfo>;
 @group(0) @binding(2) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(3) var<storage, read_write> body_cells: array<BodyCell>;
-// The table and the per-level summary are built with atomics (assign_cells,
+// The table and the per-level summary are built with atomics (assign_cell,
 // allocate_buckets) and read with plain loads once built: software adapters execute
 // even an atomic load as a locked operation, which a million threads then contend on.
 // Each kernel uses only one of the two views of a binding.
@@ -77,12 +77,6 @@
 
 // ---- who searches: seekers and waiting bodies (twins in src/grid.rs) ----
 
-// Whether a body of `layer` (not 0) waits to be found rather than searches: its layer
-// bits all lie in params.waiter_layers, chosen on the host so that two waiting bodies
-// never pass the filter test (see waiter_layers in src/grid.rs for why and how).
-fn waits(layer: u32) -> bool {
-    return (layer & ~params.waiter_layers) == 0u;
-}
 
 // The levels a body searches, as bits: where it reports the seekers it finds, and where
 // it looks for waiting bodies (reading its whole range on its own level). A seeker and a
@@ -142,103 +136,6 @@ fn reports_seeker(seekers: bool, i: u32, me: BodyCell, cell: vec2<i32>, level: u
 }
 
 // ---- counting sort into the hash table ----
-
-var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
-var<workgroup> group_level_waiters: array<atomic<u32>, MAX_LEVELS>;
-var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;
-var<workgroup> group_sweep_floor: array<atomic<u32>, MAX_LEVELS>;
-
-// The cells of `level` in probe_range of `box`, as a float. Twin of `probe_cells`.
-fn probe_cells(box: Aabb, level: u32) -> f32 {
-    let range = probe_range(box, level);
-    return f32(range.z - range.x + 1) * f32(range.w - range.y + 1);
-}
-
-// The finest level a body on `level` with `box` may sweep down to within SWEEP_BUDGET
-// cells in all, adding the cells of each such level to the frame's sums. Straight to
-// the global sums: most bodies sit on level 0 and add nothing, and a workgroup copy of
-// the 1024 sums cost bullet-hell 100k 9 ms to clear and flush. Twin of `sweep_reach` in
-// src/grid.rs.
-fn sweep_reach(box: Aabb, level: u32) -> u32 {
-    var floor = level;
-    if level == TOP_LEVEL {
-        return floor;
-    }
-    var total = 0.0;
-    while floor > 0u {
-        let cells = probe_cells(box, floor - 1u);
-        total += cells;
-        if total > f32(SWEEP_BUDGET) {
-            break;
-        }
-        floor--;
-        atomicAdd(&grid_info_counters.swept_cells[level * MAX_LEVELS + floor], u32(cells));
-    }
-    return floor;
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn assign_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    if local < MAX_LEVELS {
-        atomicStore(&group_level_layers[local], 0u);
-        atomicStore(&group_level_waiters[local], 0u);
-        atomicStore(&group_level_bodies[local], 0u);
-        atomicStore(&group_sweep_floor[local], 0u);
-    }
-    workgroupBarrier();
-    let i = global_index(workgroup, local);
-    if i < params.body_count {
-        let info = infos[i];
-        let box = aabbs[i];
-        var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, SHAPE_POLYGON);
-        // A body that accepts or offers nothing, or an empty bitmask, meets no one.
-        if info.layer != 0u && info.mask != 0u && all(box.min <= box.max) {
-            let extent = max(box.max.x - box.min.x, box.max.y - box.min.y);
-            let level = level_of(extent);
-            let cell = cell_at((box.min + box.max) * 0.5, level);
-            let bucket = cell_bucket(cell, level);
-            let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
-            atomicOr(&group_level_layers[level], info.layer);
-            // Waiting bodies never sweep, and which side looks between two levels is
-            // chosen for the seekers.
-            if waits(info.layer) {
-                atomicOr(&group_level_waiters[level], info.layer);
-            } else {
-                atomicAdd(&group_level_bodies[level], 1u);
-                atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
-                // Where some bodies wait, the few others are listed, so that broad need
-                // not pass over the waiting ones (broad_args). One global atomic a
-                // seeker: there are few where any body waits (waiter_layers).
-                if params.waiter_layers != 0u {
-                    grid_info_counters.seekers[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
-                }
-            }
-            placed = BodyCell(cell, level, bucket, rank, info.layer, info.mask, info.kind);
-        }
-        body_cells[i] = placed;
-    }
-    // One global atomic per level and workgroup instead of one per body.
-    workgroupBarrier();
-    if local < MAX_LEVELS {
-        let layers = atomicLoad(&group_level_layers[local]);
-        if layers != 0u {
-            atomicOr(&grid_info_counters.level_layers[local], layers);
-            atomicOr(&grid_info_counters.occupied_levels, 1u << local);
-        }
-        let waiters = atomicLoad(&group_level_waiters[local]);
-        if waiters != 0u {
-            atomicOr(&grid_info_counters.level_waiters[local], waiters);
-        }
-        let bodies = atomicLoad(&group_level_bodies[local]);
-        if bodies != 0u {
-            atomicAdd(&grid_info_counters.level_bodies[local], bodies);
-        }
-        let floor = atomicLoad(&group_sweep_floor[local]);
-        if floor != 0u {
-            atomicMax(&grid_info_counters.sweep_floor[local], floor);
-        }
-    }
-}
 
 // Whether the bodies of level `coarse` sweep the cells of the finer level `fine` rather
 // than its bodies look up: allowed where every body of `coarse` stays within SWEEP_BUDGET

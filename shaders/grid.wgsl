@@ -45,3 +45,9 @@ fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
     return vec4<i32>(first.y, first.x, last.y, last.x);
 }
 
+// Whether a body of `layer` (not 0) waits to be found rather than searches: its layer
+// bits all lie in params.waiter_layers, chosen on the host so that two waiting bodies
+// never pass the filter test (see waiter_layers in src/grid.rs for why and how).
+fn waits(layer: u32) -> bool {
+    return (layer & ~params.waiter_layers) == 0u;
+}

@@ -383,7 +383,7 @@ pub fn sweep_reach(
 /// (`swept_cells`), so a long thin wall sweeps the fine cells along it, not a square as
 /// wide as it is long: measured on 50 walls 800 × 10 among 10k particles, the particles
 /// otherwise each read every wall. The counts are measured by the frame itself (on the
-/// GPU by `assign_cells`), not predicted from the shapes: a prediction that put a body one
+/// GPU by `assign_cell`, in the bounds kernel), not predicted from the shapes: a prediction that put a body one
 /// level off once made a 3000-unit square sweep four million cells. As WGSL
 /// `sweeps_down`.
 pub fn sweeps_down(info: &GridInfo, coarse: u32, fine: u32) -> bool {

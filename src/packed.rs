@@ -306,7 +306,7 @@ pub struct BodyCell {
     pub level: u32,
     /// The hash-table bucket of `(cell, level)`, or [`NO_BUCKET`].
     pub bucket: u32,
-    /// The body's place among the bodies of its bucket, counted by `assign_cells`. The
+    /// The body's place among the bodies of its bucket, counted by `assign_cell` (in the bounds kernel). The
     /// CPU twin leaves it 0: it places a bucket's bodies in index order (`Grid::rebuild`).
     pub rank: u32,
     /// The body's layer bits, so the query need not read the body's info.

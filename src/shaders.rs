@@ -58,9 +58,10 @@ impl Stage {
             Stage::Bounds | Stage::Narrow | Stage::Query => include_str!("../shaders/library.wgsl"),
             Stage::Broad => "",
         };
+        // The stages that build or read the grid get its cell functions.
         let grid = match self {
-            Stage::Broad | Stage::Query => include_str!("../shaders/grid.wgsl"),
-            Stage::Bounds | Stage::Narrow => "",
+            Stage::Bounds | Stage::Broad | Stage::Query => include_str!("../shaders/grid.wgsl"),
+            Stage::Narrow => "",
         };
         format!(
             "{}\n{}\n{}\n{}\n{}",

@@ -2,8 +2,8 @@
 //! `shaders/broad.wgsl`, function for function; the design and its reasons are
 //! described at the top of that file.
 //!
-//! [`Grid::build`] is the counting sort (`assign_cells`, `allocate_buckets`,
-//! `scatter_cells`), in shards of the table rather than with atomics;
+//! [`Grid::build`] is the counting sort (`assign_cell`, which the GPU runs in its bounds
+//! kernel, then `allocate_buckets` and `scatter_cells`), in shards of the table rather than with atomics;
 //! [`Grid::candidates_of`] is one thread of the `broad` kernel, and the fast CPU path runs
 //! it for the bodies that may search ([`Grid::lookers`]) in parallel.
 
@@ -49,7 +49,7 @@ fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
 
 /// Adds a placed body to what its level holds: its layer, and for a seeker (a body that
 /// does not wait) its count and the cells it would sweep on the finer levels. As the
-/// per-level atomics of `assign_cells`. Whether the body is a seeker.
+/// per-level atomics of `assign_cell`. Whether the body is a seeker.
 fn add_to_level(
     info: &mut GridInfo,
     params: &GridParams,
@@ -176,7 +176,7 @@ impl Grid {
         aabbs: &[Aabb],
         shards: usize,
     ) {
-        // assign_cells: where each body goes, and what each level holds (the kernel's
+        // assign_cell: where each body goes, and what each level holds (the kernel's
         // per-level atomics), on all cores.
         self.body_cells.clear();
         self.body_cells.par_extend(

@@ -1,6 +1,7 @@
-//! Stage 1 on the GPU, bounds: host side of `shaders/bounds.wgsl`; for frames whose
-//! positions are in a buffer of the caller's, `read_bodies` first turns them into
-//! transforms.
+//! Stage 1 on the GPU, bounds: host side of `shaders/bounds.wgsl`, the world box of
+//! every body and its cell in the grid (the counting sort's first step, which
+//! [`super::broad`] finishes); for frames whose positions are in a buffer of the
+//! caller's, `read_bodies` first turns them into transforms.
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
@@ -10,7 +11,7 @@ use crate::packed::dispatch_size;
 pub(crate) const KERNELS: &[Kernel] = &[
     Kernel {
         entry: "bounds",
-        bindings: &[0, 1, 2, 3, 4, 7],
+        bindings: &[0, 1, 2, 3, 4, 7, 8, 9, 10],
     },
     Kernel {
         entry: READ_BODIES,
@@ -31,6 +32,9 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (5, Slot::Source),
     (6, Slot::Counters),
     (7, Slot::Velocities),
+    (8, Slot::BodyCells),
+    (9, Slot::Buckets),
+    (10, Slot::GridInfo),
 ];
 
 /// One thread per body; when the bodies come from the caller's buffer, `source` is the

@@ -1,5 +1,6 @@
-//! Stage 2 on the GPU, broad phase: host side of `shaders/broad.wgsl`: the counting
-//! sort of the bodies into the grid's hash table, then the query that emits candidates.
+//! Stage 2 on the GPU, broad phase: host side of `shaders/broad.wgsl`: the rest of the
+//! counting sort of the bodies into the grid's hash table (the bounds stage counted
+//! them), then the query that emits candidates.
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
@@ -7,10 +8,6 @@ use crate::packed::{dispatch_size, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD
 
 /// The stage's kernels in dispatch order, with the bindings each one uses.
 pub(crate) const KERNELS: &[Kernel] = &[
-    Kernel {
-        entry: "assign_cells",
-        bindings: &[0, 1, 2, 3, 4, 6],
-    },
     Kernel {
         entry: "allocate_buckets",
         bindings: &[0, 4, 6],
@@ -40,7 +37,6 @@ pub(crate) const KERNELS: &[Kernel] = &[
 /// The buffer at each binding number of `shaders/broad.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (0, Slot::Params),
-    (1, Slot::Infos),
     (2, Slot::Aabbs),
     (3, Slot::BodyCells),
     (4, Slot::Buckets),
@@ -52,7 +48,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (10, Slot::DispatchArgs),
 ];
 
-/// The counting sort, the query by the lookers (`Params::first_looker ..
+/// The counting sort's last steps, the query by the lookers (`Params::first_looker ..
 /// end_looker`, or those of them the grid lists as seekers), and the crowded cells they
 /// handed over, for `bodies` bodies and `buckets` buckets.
 pub(crate) fn dispatch(
@@ -64,14 +60,15 @@ pub(crate) fn dispatch(
     buckets: u32,
 ) {
     dispatch_grid(kernels, pass, groups, bodies, buckets);
-    kernels.dispatch(pass, groups, 3, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_BROAD);
-    kernels.dispatch(pass, groups, 5, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 6, &b.dispatch_args, ARGS_DEFERRED);
+    kernels.dispatch(pass, groups, 2, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 3, &b.dispatch_args, ARGS_BROAD);
+    kernels.dispatch(pass, groups, 4, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
 }
 
-/// The counting sort alone (the first three kernels), for `bodies` bodies and `buckets`
-/// buckets: the grid the queries read (`super::query`).
+/// The counting sort's last two steps (the first two kernels), for `bodies` bodies and
+/// `buckets` buckets, after the bounds stage counted the bodies into their buckets: the
+/// grid the queries read (`super::query`) and the first part of [`dispatch`].
 pub(crate) fn dispatch_grid(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
@@ -79,9 +76,6 @@ pub(crate) fn dispatch_grid(
     bodies: u32,
     buckets: u32,
 ) {
-    let per_body = dispatch_size(bodies);
-    let per_bucket_run = dispatch_size(buckets / BUCKETS_PER_THREAD);
-    for (k, size) in [per_body, per_bucket_run, per_body].into_iter().enumerate() {
-        kernels.dispatch(pass, groups, k, size);
-    }
+    kernels.dispatch(pass, groups, 0, dispatch_size(buckets / BUCKETS_PER_THREAD));
+    kernels.dispatch(pass, groups, 1, dispatch_size(bodies));
 }

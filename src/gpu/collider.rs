@@ -410,8 +410,8 @@ impl GpuCollider {
         }
     }
 
-    /// Records bounds and the grid's counting sort alone (`assign_cells`,
-    /// `allocate_buckets`, `scatter_cells`) for `bodies` bodies: what the queries read
+    /// Records bounds and the grid's counting sort alone (`assign_cell` in the bounds
+    /// kernel, `allocate_buckets`, `scatter_cells`) for `bodies` bodies: what the queries read
     /// (`super::query`), with the infos they uploaded.
     pub(crate) fn encode_grid(&self, encoder: &mut wgpu::CommandEncoder, bodies: u32) {
         let run = Run {
