@@ -25,8 +25,8 @@
 //   the swept bullet-hell at 100k: 267k cells and 279k entries, 39k and 19k waiting).
 // - Cells live in a hash table of power-of-two size, built by counting sort:
 //   assign_cell (in the bounds kernel, shaders/bounds.wgsl) counts, allocate_buckets
-//   turns counts into ranges, scatter_cells
-//   writes the entries grouped by bucket, so a bucket's bodies are read contiguously.
+//   turns counts into ranges, scatter_cells writes the entries grouped by bucket, so a
+//   bucket's bodies are read contiguously.
 // - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
 //   mask accepts nobody on a level never looks there, and bullets that never meet
 //   bullets cost a few loads each.
@@ -75,8 +75,8 @@
 // The grid's cell functions (level_of, cell_at, cell_bucket, probe_range) are in
 // shaders/grid.wgsl, shared with the queries (shaders/query.wgsl).
 
-// ---- who searches: seekers and waiting bodies (twins in src/grid.rs) ----
-
+// ---- who searches: seekers and waiting bodies (twins in src/grid.rs; waits() is in
+// shaders/grid.wgsl, shared with the bounds kernel) ----
 
 // The levels a body searches, as bits: where it reports the seekers it finds, and where
 // it looks for waiting bodies (reading its whole range on its own level). A seeker and a
@@ -353,11 +353,10 @@ fn advance(walk: ptr<function, Walk>, me: BodyCell, box: Aabb, search: SearchLev
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    // Bodies in their own order: taking them in grid order (so that a workgroup's
-    // invocations read the same buckets) saved 6% on the crowded 10k scenes but cost
-    // 10-40% on bullet-hell, where most bodies stop after reading their own record.
-    // Over the listed seekers where only they search (the bullets of a bullet-hell
-    // frame never read their own record then), over the bodies in their order otherwise.
+    // Over the grid's list of seekers where only they search (the bullets of a
+    // bullet-hell frame are then never visited), over the bodies in their own order
+    // otherwise: taking them in grid order (so that a workgroup's invocations read the
+    // same buckets) saved 6% on the crowded 10k scenes but cost 10-40% on bullet-hell.
     let thread = global_index(workgroup, local);
     var i = thread + params.first_looker;
     if grid_info.seekers_only != 0u {

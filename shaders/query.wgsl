@@ -2,8 +2,8 @@
 // through the broad phase's grid. CPU twin: src/cpu/query.rs (its tests, function for
 // function; its walk of the grid is `grid_candidates`). Host: src/gpu/query.rs.
 //
-// The grid is the broad phase's, built by its own kernels (bounds with
-// assign_cell, allocate_buckets, scatter_cells) from the bodies' infos with every mask opened: a query
+// The grid is the broad phase's, built by its own kernels (bounds with assign_cell,
+// allocate_buckets, scatter_cells) from the bodies' infos with every mask opened: a query
 // has a mask of its own, so the grid must hold every body with a layer, whatever the
 // body's own filter. Queries are one list: rays, then points, then boxes.
 //

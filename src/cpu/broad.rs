@@ -3,7 +3,8 @@
 //! described at the top of that file.
 //!
 //! [`Grid::build`] is the counting sort (`assign_cell`, which the GPU runs in its bounds
-//! kernel, then `allocate_buckets` and `scatter_cells`), in shards of the table rather than with atomics;
+//! kernel, then `allocate_buckets` and `scatter_cells`), in shards of the table rather
+//! than with atomics;
 //! [`Grid::candidates_of`] is one thread of the `broad` kernel, and the fast CPU path runs
 //! it for the bodies that may search ([`Grid::lookers`]) in parallel.
 
