@@ -17,7 +17,7 @@ use gpu_collide::glam::{IVec2, Vec2};
 use gpu_collide::grid::{cell_bucket, probed_cells, reports_seeker, waits, GridParams};
 use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::packed::{
-    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, GridEntry, BUCKETS_PER_THREAD, NO_BUCKET,
+    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, BUCKETS_PER_THREAD, NO_BUCKET,
 };
 
 fn main() {
@@ -50,7 +50,8 @@ fn count(n: usize) {
         size_of::<Aabb>() as u64,
         size_of::<BodyCell>() as u64,
         size_of::<Bucket>() as u64,
-        size_of::<GridEntry>() as u64,
+        // A GPU grid entry is the body's index; its record is read where it is needed.
+        size_of::<u32>() as u64,
     );
     let bodies = n as u64;
     let buckets = params.bucket_count as u64;
@@ -61,9 +62,11 @@ fn count(n: usize) {
         .count() as u64;
 
     // The query, tallied as the `broad` kernel reads: each body's cell record; for those
-    // with a level to search, its box, then a bucket per cell and an entry per slot, and
-    // the other body's box when the filters agree.
+    // with a level to search, its box, then a bucket per cell, an entry per slot and the
+    // other body's level, cell and layer, its mask when it is to be reported, and its box
+    // when the filters agree.
     let (mut searching, mut cells, mut entries, mut boxes) = (0u64, 0u64, 0u64, 0u64);
+    let mut reports = 0u64;
     let mut candidates = Vec::new();
     for (i, me) in grid.body_cells.iter().enumerate() {
         if me.bucket == NO_BUCKET {
@@ -101,6 +104,7 @@ fn count(n: usize) {
                     if !reported {
                         continue;
                     }
+                    reports += 1;
                     if me.layer & other.mask == 0 || other.layer & me.mask == 0 {
                         continue;
                     }
@@ -130,15 +134,17 @@ fn count(n: usize) {
             2 * bucket * buckets,
             buckets / BUCKETS_PER_THREAD as u64,
         ),
-        ("scatter_cells", (cell + bucket + entry) * placed, 0),
+        // Two words of each record, its bucket's start, the entry.
+        ("scatter_cells", (8 + 4 + entry) * placed, 0),
         (
             "broad (query)",
             cell * bodies
                 + aabb * searching
                 + bucket * cells
-                + entry * entries
+                + (entry + 16) * entries
+                + 4 * reports
                 + aabb * boxes
-                + 8 * c,
+                + (8 + 4) * c,
             c,
         ),
         (

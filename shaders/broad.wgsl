@@ -26,7 +26,12 @@
 // - Cells live in a hash table of power-of-two size, built by counting sort:
 //   assign_cell (in the bounds kernel, shaders/bounds.wgsl) counts, allocate_buckets
 //   turns counts into ranges, scatter_cells writes the entries grouped by bucket, so a
-//   bucket's bodies are read contiguously.
+//   bucket's bodies are read contiguously. An entry is the body's index alone; its cell
+//   and filter are read from its record (body_cells) by whoever reads the entry. Entries
+//   that copied them (six words) cost scatter_cells 2.5 times as much at 10^6 bodies,
+//   where its writes land all over memory: measured on lavapipe, 30 ms against 11 for
+//   one word (see BENCHMARKS.md), while the bodies that read entries are few, or few
+//   enough that the records they read stay in cache.
 // - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
 //   mask accepts nobody on a level never looks there, and bullets that never meet
 //   bullets cost a few loads each.
@@ -64,7 +69,8 @@
 // Each kernel uses only one of the two views of a binding.
 @group(0) @binding(4) var<storage, read_write> bucket_counters: array<AtomicBucket>;
 @group(0) @binding(4) var<storage, read_write> buckets: array<Bucket>;
-@group(0) @binding(5) var<storage, read_write> grid_entries: array<GridEntry>;
+// The bodies of each bucket, one after another: each entry a body's index.
+@group(0) @binding(5) var<storage, read_write> grid_entries: array<u32>;
 @group(0) @binding(6) var<storage, read_write> grid_info_counters: AtomicGridInfo;
 @group(0) @binding(6) var<storage, read_write> grid_info: GridInfo;
 @group(0) @binding(7) var<storage, read_write> candidates: array<vec2<u32>>;
@@ -216,12 +222,12 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
     if i >= params.body_count {
         return;
     }
-    let placed = body_cells[i];
-    if placed.bucket == NO_BUCKET {
+    // Two words of the body's record, not the whole of it.
+    let bucket = body_cells[i].bucket;
+    if bucket == NO_BUCKET {
         return;
     }
-    grid_entries[buckets[placed.bucket].start + placed.rank] =
-        GridEntry(placed.cell, placed.level | (placed.kind << ENTRY_KIND_SHIFT), i, placed.layer, placed.mask);
+    grid_entries[buckets[bucket].start + body_cells[i].rank] = i;
 }
 
 // ---- the query ----
@@ -235,41 +241,41 @@ fn defer_scan(piece: DeferredScan) {
     }
 }
 
-// Whether `other`, an entry of `cell` on `level`, is a candidate of body i, which
-// searches that level for seekers and for waiting bodies as `search` says.
-fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, other: GridEntry) -> bool {
+// Whether body `other`, read from a bucket of `cell` on `level`, is a candidate of body
+// i, which searches that level for seekers and for waiting bodies as `search` says.
+// Reads the other's record field by field, as far as it needs to.
+fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, other: u32) -> bool {
     // Other cells share the bucket when their hashes collide.
-    if (other.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) != level || any(other.cell != cell) {
+    if body_cells[other].level != level || any(body_cells[other].cell != cell) {
         return false;
     }
+    let layer = body_cells[other].layer;
     var reported: bool;
-    if waits(other.layer) {
+    if waits(layer) {
         reported = ((search.waiters >> level) & 1u) == 1u;
     } else {
-        reported = reports_seeker(((search.seekers >> level) & 1u) == 1u, i, me, cell, level, other.body);
+        reported = reports_seeker(((search.seekers >> level) & 1u) == 1u, i, me, cell, level, other);
     }
     if !reported {
         return false;
     }
-    if (me.layer & other.mask) == 0u || (other.layer & me.mask) == 0u {
+    if (me.layer & body_cells[other].mask) == 0u || (layer & me.mask) == 0u {
         return false;
     }
-    return aabbs_overlap(box, aabbs[other.body]);
+    return aabbs_overlap(box, aabbs[other]);
 }
 
-// The candidate of body i and grid entry `other` as stored: lower index first, with its
-// kind pair for the narrow phase's bins (pack_candidate). Both kinds are at hand (the
-// body's record, the entry), since whatever the emitting branch reads, llvmpipe pays
-// for on every entry a body reads, candidate or not.
-fn candidate_of(i: u32, me: BodyCell, other: GridEntry) -> vec2<u32> {
-    let kind = pair_kind(me.kind, other.level >> ENTRY_KIND_SHIFT);
-    return pack_candidate(vec2<u32>(min(i, other.body), max(i, other.body)), kind);
+// The candidate of bodies i and `other` as stored: lower index first, with its kind pair
+// for the narrow phase's bins (pack_candidate), from the two bodies' records.
+fn candidate_of(i: u32, me: BodyCell, other: u32) -> vec2<u32> {
+    let kind = pair_kind(me.kind, body_cells[other].kind);
+    return pack_candidate(vec2<u32>(min(i, other), max(i, other)), kind);
 }
 
-// Appends the candidate of body i and grid entry `other`, counting it even when it does
-// not fit: the host grows and reruns. False once the count has passed the limit: the
-// frame will be refused, so the invocation stops (and the counter cannot wrap around).
-fn emit_candidate(i: u32, me: BodyCell, other: GridEntry) -> bool {
+// Appends the candidate of bodies i and `other`, counting it even when it does not fit:
+// the host grows and reruns. False once the count has passed the limit: the frame will
+// be refused, so the invocation stops (and the counter cannot wrap around).
+fn emit_candidate(i: u32, me: BodyCell, other: u32) -> bool {
     let slot = atomicAdd(&counters.candidates, 1u);
     let stored = candidate_of(i, me, other);
     if slot < params.candidate_capacity {

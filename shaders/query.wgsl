@@ -58,7 +58,8 @@
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
 @group(0) @binding(4) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(5) var<storage, read> buckets: array<Bucket>;
-@group(0) @binding(6) var<storage, read> grid_entries: array<GridEntry>;
+// Each entry a body's index; its cell, level, layer and kind are in its record.
+@group(0) @binding(6) var<storage, read> grid_entries: array<u32>;
 @group(0) @binding(7) var<storage, read> grid_info: GridInfo;
 @group(0) @binding(8) var<uniform> query_params: QueryParams;
 @group(0) @binding(9) var<storage, read> queries: array<PackedQuery>;
@@ -68,6 +69,7 @@
 @group(0) @binding(13) var<storage, read_write> query_hits: array<vec2<u32>>;
 @group(0) @binding(14) var<storage, read_write> ray_answers: array<RayAnswer>;
 @group(0) @binding(15) var<storage, read_write> dispatch_args: array<DispatchArgs>;
+@group(0) @binding(16) var<storage, read> body_cells: array<BodyCell>;
 
 // Mirrors `QueryParams` in src/gpu/query.rs.
 struct QueryParams {
@@ -213,21 +215,21 @@ fn chunks_of(reach: Aabb, kind: u32, box: Aabb) -> u32 {
     return u32(clamp(ceil(rows * words / f32(QUERY_CHUNK_BUDGET)), 1.0, f32(MAX_QUERY_CHUNKS)));
 }
 
-// Appends the tasks of query `query` against entry `entry`'s body, if the query sees it
-// and reaches its box; the loop turns it took.
-fn consider(query: u32, q: PackedQuery, reach: Aabb, entry: GridEntry) -> u32 {
-    if (entry.layer & q.mask) == 0u {
+// Appends the tasks of query `query` against body `body`, if the query sees it and
+// reaches its box; the loop turns it took.
+fn consider(query: u32, q: PackedQuery, reach: Aabb, body: u32) -> u32 {
+    if (body_cells[body].layer & q.mask) == 0u {
         return 0u;
     }
-    let box = aabbs[entry.body];
+    let box = aabbs[body];
     if !reaches(q, reach, box) {
         return 0u;
     }
-    let chunks = chunks_of(reach, entry.level >> ENTRY_KIND_SHIFT, box);
+    let chunks = chunks_of(reach, body_cells[body].kind, box);
     let first = atomicAdd(&query_counters.tasks, chunks);
     for (var c = 0u; c < chunks; c++) {
         if first + c < query_params.task_capacity {
-            query_tasks[first + c] = QueryTask(query, entry.body, c, chunks, 0u, 0u, vec2<f32>(0.0));
+            query_tasks[first + c] = QueryTask(query, body, c, chunks, 0u, 0u, vec2<f32>(0.0));
         }
     }
     return chunks + 1u; // and the loop's final turn
@@ -246,12 +248,13 @@ fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece) -> u32 {
         if steps > QUERY_LOOP_GUARD {
             break;
         }
-        let entry = grid_entries[k];
+        let body = grid_entries[k];
         // The run's buckets hold other cells' entries too when their hashes collide.
-        let on_level = (entry.level & ((1u << ENTRY_KIND_SHIFT) - 1u)) == own;
-        let in_run = entry.cell.y == piece.cell.y && entry.cell.x >= piece.cell.x && entry.cell.x <= piece.last;
+        let cell = body_cells[body].cell;
+        let on_level = body_cells[body].level == own;
+        let in_run = cell.y == piece.cell.y && cell.x >= piece.cell.x && cell.x <= piece.last;
         if on_level && (whole || in_run) {
-            steps += consider(piece.query, q, reach, entry);
+            steps += consider(piece.query, q, reach, body);
         }
     }
     return steps + 1u; // and the loop's final turn

@@ -84,14 +84,6 @@ struct AtomicBucket {
     start: u32,
 }
 
-struct GridEntry {
-    cell: vec2<i32>,
-    level: u32,
-    body: u32,
-    layer: u32,
-    mask: u32,
-}
-
 struct GridInfo {
     level_layers: array<u32, MAX_LEVELS>,
     // OR of the layers of the level's waiting bodies (waits); level_bodies counts the others.

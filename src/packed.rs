@@ -101,9 +101,6 @@ pub const BIN_FROM_CANDIDATES: u32 = 4096;
 /// shape again; [`MAX_BODIES`] keeps those bits free.
 pub const PAIR_KIND_SHIFT: u32 = 29;
 
-/// Where a GPU grid entry keeps its body's shape kind in [`GridEntry::level`].
-pub const ENTRY_KIND_SHIFT: u32 = 16;
-
 /// The most bodies a frame may have on the GPU (see [`PAIR_KIND_SHIFT`]); far beyond
 /// what a storage binding of transforms holds on any device known today.
 pub const MAX_BODIES: u32 = 1 << PAIR_KIND_SHIFT;
@@ -146,7 +143,6 @@ pub fn wgsl_constants() -> String {
          const ARGS_BINS: u32 = {ARGS_BINS}u;\n\
          const PAIR_KINDS: u32 = {PAIR_KINDS}u;\n\
          const PAIR_KIND_SHIFT: u32 = {PAIR_KIND_SHIFT}u;\n\
-         const ENTRY_KIND_SHIFT: u32 = {ENTRY_KIND_SHIFT}u;\n\
          const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
          const SHAPE_CIRCLE: u32 = {SHAPE_CIRCLE}u;\n\
          const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n\
@@ -329,25 +325,6 @@ pub struct Bucket {
     pub count: u32,
     /// Index of its first body in the sorted entries.
     pub start: u32,
-}
-
-/// A body as stored in the grid, grouped by bucket so a bucket's bodies are read
-/// contiguously; its box is read from the body's own record only when the filters
-/// agree, which keeps the entries small. Mirrors WGSL `GridEntry`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
-pub struct GridEntry {
-    /// See [`BodyCell::cell`].
-    pub cell: [i32; 2],
-    /// See [`BodyCell::level`]. The GPU keeps the body's shape kind in the bits from
-    /// [`ENTRY_KIND_SHIFT`] up, for the narrow phase's bins; the CPU twin leaves them 0.
-    pub level: u32,
-    /// The body's index.
-    pub body: u32,
-    /// The body's layer bits.
-    pub layer: u32,
-    /// The body's mask bits.
-    pub mask: u32,
 }
 
 /// What the grid holds per level. Mirrors WGSL `GridInfo` (and `AtomicGridInfo`, the

@@ -394,3 +394,38 @@ fn touch_events_follow_ids_on_every_backend() {
         assert_eq!(events, &expected);
     }
 }
+
+/// A bar over more cells of a row than the grid's table has buckets: cells 1024 apart in
+/// a row share a bucket, so the bar, sweeping the fine cells under it, reads some buckets
+/// twice. Each body must still be its candidate once (a grid entry is taken only in its
+/// own cell), on every backend: the host's sort would hide a pair found twice, so the
+/// candidates are counted.
+#[test]
+fn a_bar_over_more_cells_than_buckets_finds_each_body_once() {
+    use gpu_collide::{glam::Vec2, ShapeLibrary};
+    use gpu_collide::{Body, Circle, Collider, CpuCollider, GpuCollider, Polygon, Shape};
+    let bar = Polygon::new(vec![
+        Vec2::new(-550.0, -0.25),
+        Vec2::new(550.0, -0.25),
+        Vec2::new(550.0, 0.25),
+        Vec2::new(-550.0, 0.25),
+    ]);
+    let library = ShapeLibrary::new(&[Shape::Polygon(bar), Shape::Circle(Circle::new(0.25))])
+        .expect("library");
+    // 1000 dots of half a unit along the bar, 1.1 apart: 1001 bodies, a table of 1024
+    // buckets, and cells of about a unit, of which the bar covers 1100 in a row.
+    let mut bodies = vec![Body::new(0, Vec2::new(550.0, 0.0))];
+    bodies.extend((0..1000).map(|k| Body::new(1, Vec2::new(0.5 + 1.1 * k as f32, 0.0))));
+    let expected: Vec<Pair> = (1..=1000).map(|j| [0, j]).collect();
+    let mut backends: Vec<Box<dyn Collider>> = vec![Box::new(CpuCollider::new(library.clone()))];
+    if let Some(context) = gpu() {
+        backends.push(Box::new(GpuCollider::new(&context, library).expect("gpu")));
+    }
+    for collider in &mut backends {
+        let pairs = collider.find_pairs(&bodies).expect("frame");
+        let name = collider.describe();
+        assert_eq!(collider.last_frame().candidates, Some(1000), "{name}");
+        assert_eq!(pairs.len(), expected.len(), "{name}");
+        assert_eq!(pairs, expected, "{name}");
+    }
+}

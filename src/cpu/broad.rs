@@ -19,8 +19,7 @@ use crate::grid::{
     search_levels, sweep_reach, waiter_looks, waits, GridParams, SearchLevels,
 };
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, Bucket, GridEntry, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS,
-    NO_BUCKET,
+    Aabb, BodyCell, BodyInfo, Bucket, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET,
 };
 use crate::types::filters_agree;
 
@@ -122,6 +121,29 @@ const SHARDS_FROM: usize = 1 << 15;
 
 /// Bodies a thread takes at a time in [`Grid::rebuild`]'s passes over them.
 const CHUNK: usize = 4096;
+
+/// A body as the CPU's grid stores it, grouped by bucket: its index, with copies of its
+/// cell and filter so that a bucket's bodies are read contiguously (its box is read from
+/// its own record only when the filters agree).
+///
+/// The GPU's grid entries are the index alone, and its kernels read the rest from the
+/// body's [`BodyCell`]: there the scatter of six-word entries across memory cost more
+/// than the reads it saved (`shaders/broad.wgsl`). A CPU thread reads a bucket's copies
+/// from one or two cache lines instead of a line per body, and builds them in a pass
+/// that stays within its shard of the table.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GridEntry {
+    /// See [`BodyCell::cell`].
+    pub cell: [i32; 2],
+    /// See [`BodyCell::level`].
+    pub level: u32,
+    /// The body's index.
+    pub body: u32,
+    /// The body's layer bits.
+    pub layer: u32,
+    /// The body's mask bits.
+    pub mask: u32,
+}
 
 /// The grid of one frame: every body in one cell, the cells in a hash table.
 #[derive(Debug, Clone, Default)]

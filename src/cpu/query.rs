@@ -21,10 +21,10 @@ use glam::{IVec2, Vec2};
 
 use crate::grid::{cell_at, cell_bucket, level_cell, probe_range, GridParams, TOP_LEVEL};
 use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform, GridEntry};
+use crate::packed::{Aabb, BodyInfo, BodyTransform};
 use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
 
-use super::broad::Grid;
+use super::broad::{Grid, GridEntry};
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
 
 /// The frame's bodies as the query tests read them.

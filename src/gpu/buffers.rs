@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::grid::bucket_count;
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
-    GridEntry, GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
+    GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
 };
 
 /// How many items each growable buffer holds.
@@ -267,9 +267,10 @@ impl Buffers {
                 items(bucket_count(capacity.bodies as usize), size_of::<Bucket>()),
                 U::STORAGE | U::COPY_DST,
             )?,
+            // A body's index each (shaders/broad.wgsl says why no more).
             grid_entries: make(
                 "grid entries",
-                items(capacity.bodies, size_of::<GridEntry>()),
+                items(capacity.bodies, size_of::<u32>()),
                 U::STORAGE,
             )?,
             // The summary, then the list of seekers (a body each at most).

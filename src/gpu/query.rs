@@ -36,7 +36,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
     },
     Kernel {
         entry: "query_deferred",
-        bindings: &[4, 6, 8, 9, 10, 11, 12],
+        bindings: &[4, 6, 8, 9, 10, 11, 12, 16],
     },
     Kernel {
         entry: "query_test",
@@ -78,6 +78,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (13, Slot::QueryHits),
     (14, Slot::RayAnswers),
     (15, Slot::DispatchArgs),
+    (16, Slot::BodyCells),
 ];
 
 /// `PackedQuery::kind` of a ray.
