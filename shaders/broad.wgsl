@@ -243,8 +243,13 @@ fn defer_scan(piece: DeferredScan) {
 
 // Whether body `other`, read from a bucket of `cell` on `level`, is a candidate of body
 // i, which searches that level for seekers and for waiting bodies as `search` says.
-// Reads the other's record field by field, as far as it needs to.
+// Reads the other's box first, then its record field by field, as far as it needs to:
+// most bodies a body reads do not reach its box (nine in ten on the crowded 10k
+// scenes, and nearly all the bodies of other cells that share a bucket).
 fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, other: u32) -> bool {
+    if !aabbs_overlap(box, aabbs[other]) {
+        return false;
+    }
     // Other cells share the bucket when their hashes collide.
     if body_cells[other].level != level || any(body_cells[other].cell != cell) {
         return false;
@@ -259,10 +264,7 @@ fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, se
     if !reported {
         return false;
     }
-    if (me.layer & body_cells[other].mask) == 0u || (layer & me.mask) == 0u {
-        return false;
-    }
-    return aabbs_overlap(box, aabbs[other]);
+    return (me.layer & body_cells[other].mask) != 0u && (layer & me.mask) != 0u;
 }
 
 // The candidate of bodies i and `other` as stored: lower index first, with its kind pair
