@@ -1,11 +1,13 @@
 //! What each part of a query batch costs, per backend: the benchmark's bullet-hell bodies
-//! (seed 4, as `gpu-collide bench --scene queries` makes them, standing still), asked
+//! (seed 4 unless a third argument says otherwise, as `gpu-collide bench --scene queries
+//! --seed S` makes them, standing still), asked
 //! one point (the batch's fixed cost: upload, the grid, readback), the rays alone, the
 //! points alone, the boxes alone, and the whole batch. Each is timed on the host from the
 //! call to the answer, median of `FRAMES` calls after two of warm-up.
 //!
 //! ```text
-//! cargo run --release --example query_timing -- 100000 10
+//! cargo run --release --example query_timing -- 100000 10      # bodies, calls
+//! cargo run --release --example query_timing -- 100000 10 7    # and the seed
 //! ```
 
 use std::time::Instant;
@@ -43,10 +45,11 @@ fn main() {
         .filter_map(|a| a.parse::<usize>().ok());
     let bodies = args.next().unwrap_or(100_000);
     let frames = args.next().unwrap_or(10).max(1);
-    let workload = Workload::bullet_hell(bodies, SEED);
+    let seed = args.next().map_or(SEED, |s| s as u64);
+    let workload = Workload::bullet_hell(bodies, seed);
     let library = workload.scene().validate().expect("a valid scene");
     let bodies = workload.bodies();
-    let whole = query_batch(bodies, QUERIES, SEED + 2);
+    let whole = query_batch(bodies, QUERIES, seed.wrapping_add(2));
     let parts = [
         (
             "one point",
