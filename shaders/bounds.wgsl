@@ -205,11 +205,17 @@ fn assign_cell(i: u32, box: Aabb) {
         let cell = cell_at((box.min + box.max) * 0.5, level);
         let bucket = cell_bucket(cell, level);
         let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
-        atomicOr(&group_level_layers[level], layer);
+        // The workgroup's bodies mostly share a few layers: a load finds the bits set
+        // already, and a locked read-modify-write a body costs more than the load.
+        if (atomicLoad(&group_level_layers[level]) & layer) != layer {
+            atomicOr(&group_level_layers[level], layer);
+        }
         // Waiting bodies never sweep, and which side looks between two levels is
         // chosen for the seekers.
         if waits(layer) {
-            atomicOr(&group_level_waiters[level], layer);
+            if (atomicLoad(&group_level_waiters[level]) & layer) != layer {
+                atomicOr(&group_level_waiters[level], layer);
+            }
         } else {
             atomicAdd(&group_level_bodies[level], 1u);
             atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
