@@ -61,11 +61,15 @@ fn count(n: usize) {
         .filter(|c| c.bucket != NO_BUCKET)
         .count() as u64;
 
-    // The query, tallied as the `broad` kernel reads: each body's cell record; for those
-    // with a level to search, its box, then a bucket per cell, an entry per slot and the
-    // other body's level, cell and layer, its mask when it is to be reported, and its box
-    // when the filters agree.
-    let (mut searching, mut cells, mut entries, mut boxes) = (0u64, 0u64, 0u64, 0u64);
+    // The query, tallied as the `broad` kernel reads: four words of the record of each
+    // body it visits (the listed seekers where only they search, every body otherwise);
+    // for those with a level to search, the rest of the record and the box, then a
+    // bucket per cell, an entry per slot and the other body's box; for a box reached,
+    // the other's level, cell and layer; its mask when it is to be reported, and its
+    // kind for a candidate.
+    let listed = grid.lookers().map_or(0, |seekers| seekers.len() as u64);
+    let visited = grid.lookers().map_or(bodies, |_| listed);
+    let (mut searching, mut cells, mut entries, mut reached) = (0u64, 0u64, 0u64, 0u64);
     let mut reports = 0u64;
     let mut candidates = Vec::new();
     for (i, me) in grid.body_cells.iter().enumerate() {
@@ -93,6 +97,10 @@ fn count(n: usize) {
                 let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
                 for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
                     entries += 1;
+                    if !own.overlaps(&aabbs[other.body as usize]) {
+                        continue;
+                    }
+                    reached += 1;
                     if other.level != level || IVec2::from(other.cell) != c {
                         continue;
                     }
@@ -105,11 +113,7 @@ fn count(n: usize) {
                         continue;
                     }
                     reports += 1;
-                    if me.layer & other.mask == 0 || other.layer & me.mask == 0 {
-                        continue;
-                    }
-                    boxes += 1;
-                    if own.overlaps(&aabbs[other.body as usize]) {
+                    if me.layer & other.mask != 0 && other.layer & me.mask != 0 {
                         candidates.push([i as u32, other.body]);
                     }
                 }
@@ -138,13 +142,14 @@ fn count(n: usize) {
         ("scatter_cells", (8 + 4 + entry) * placed, 0),
         (
             "broad (query)",
-            cell * bodies
-                + aabb * searching
+            4 * listed
+                + 16 * visited
+                + (cell - 16 + aabb) * searching
                 + bucket * cells
-                + (entry + 16) * entries
+                + (entry + aabb) * entries
+                + 16 * reached
                 + 4 * reports
-                + aabb * boxes
-                + (8 + 4) * c,
+                + (4 + 8) * c,
             c,
         ),
         (
@@ -157,7 +162,7 @@ fn count(n: usize) {
     println!("bullet-hell, {n} bodies (seed 4):");
     println!(
         "  placed {placed}, searching {searching}, cells read {cells}, entries read {entries}, \
-         boxes read {boxes}, candidates {c}, pairs {pairs}, buckets {buckets}"
+         boxes reached {reached}, candidates {c}, pairs {pairs}, buckets {buckets}"
     );
     let mut total = 0;
     for (stage, bytes, atomics) in stages {
