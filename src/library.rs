@@ -283,17 +283,17 @@ pub fn update_transforms(
     angles: &mut Vec<f32>,
 ) {
     use rayon::prelude::*;
-    if transforms.len() != bodies.len() || angles.len() != bodies.len() {
-        transforms.clear();
-        transforms.par_extend(bodies.par_iter().with_min_len(8192).map(body_transform));
-        angles.clear();
-        angles.par_extend(bodies.par_iter().map(|b| b.angle));
-        return;
-    }
+    // Also when the count changed: a game removes the bodies that were hit every frame,
+    // and recomputing every rotation then took the cpu backend's 100k bullet-hell frame
+    // from 2.9 ms to 4.8-7.4 (the bodies after a removed one shift down an index, and
+    // most of them, bullets, share their angle with the one they replace).
+    let kept = bodies.len().min(transforms.len()).min(angles.len());
+    transforms.truncate(kept);
+    angles.truncate(kept);
     transforms
         .par_iter_mut()
         .zip(angles.par_iter_mut())
-        .zip(bodies.par_iter())
+        .zip(bodies[..kept].par_iter())
         .with_min_len(8192)
         .for_each(|((transform, angle), body)| {
             if angle.to_bits() == body.angle.to_bits() {
@@ -303,6 +303,9 @@ pub fn update_transforms(
                 *angle = body.angle;
             }
         });
+    let added = &bodies[kept..];
+    transforms.par_extend(added.par_iter().with_min_len(8192).map(body_transform));
+    angles.par_extend(added.par_iter().map(|b| b.angle));
 }
 
 /// The rarely changing part of a body.
@@ -429,8 +432,14 @@ mod tests {
                 }
             }
             if frame == 2 {
-                bodies.truncate(15_000); // a different count recomputes all
+                bodies.truncate(15_000); // fewer bodies
                 bodies.swap(3, 4_000); // a different body at an index
+                bodies.remove(7); // the rest shift down an index
+            }
+            if frame == 3 {
+                // more bodies than before, some turned as the last ones are
+                let more = (0..3_000).map(|k| Body::new(0, Vec2::ZERO).with_angle(k as f32));
+                bodies.extend(more);
             }
             update_transforms(&bodies, &mut transforms, &mut angles);
             let fresh: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
