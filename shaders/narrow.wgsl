@@ -172,11 +172,13 @@ fn rows_between(m: PackedShape, y_lo: f32, y_hi: f32) -> vec2<i32> {
 // The x extent of the polygon inside the strip y0 <= y <= y1, as (min, max); min > max when empty.
 // A convex polygon cut by a strip is convex, so the pixels of that row it meets are exactly
 // those whose x range meets this extent: the test is exact, row by row, word by word.
+// Each edge runs from the vertex before to the vertex at hand, carried over from the turn
+// before, so a row loads each vertex once (a polygon's row took two loads a vertex).
 fn polygon_span(p: PackedShape, pp: Placement, y0: f32, y1: f32) -> vec2<f32> {
     var span = vec2<f32>(FAR, -FAR);
+    var a = polygon_point(p, pp, p.count - 1u);
     for (var k = 0u; k < p.count; k++) {
-        let a = polygon_point(p, pp, k);
-        let b = polygon_point(p, pp, (k + 1u) % p.count);
+        let b = polygon_point(p, pp, k);
         if a.y >= y0 && a.y <= y1 {
             span = vec2<f32>(min(span.x, a.x), max(span.y, a.x));
         }
@@ -187,6 +189,7 @@ fn polygon_span(p: PackedShape, pp: Placement, y0: f32, y1: f32) -> vec2<f32> {
                 span = vec2<f32>(min(span.x, x), max(span.y, x));
             }
         }
+        a = b;
     }
     return span;
 }

@@ -419,9 +419,10 @@ impl Geometry<'_> {
     /// The x extent of the polygon inside the strip `y0 <= y <= y1`; `min > max` when empty.
     fn polygon_span(&self, p: &PackedShape, pp: Placement, y0: f32, y1: f32) -> Vec2 {
         let mut span = Vec2::new(f32::MAX, -f32::MAX);
+        // Edge from the vertex before to vertex k, as the kernel walks it.
+        let mut a = self.polygon_point(p, pp, p.count - 1);
         for k in 0..p.count {
-            let a = self.polygon_point(p, pp, k);
-            let b = self.polygon_point(p, pp, (k + 1) % p.count);
+            let b = self.polygon_point(p, pp, k);
             if a.y >= y0 && a.y <= y1 {
                 span = Vec2::new(span.x.min(a.x), span.y.max(a.x));
             }
@@ -431,6 +432,7 @@ impl Geometry<'_> {
                     span = Vec2::new(span.x.min(x), span.y.max(x));
                 }
             }
+            a = b;
         }
         span
     }
