@@ -32,12 +32,16 @@ fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
         atomicStore(&group_level_bodies[local], 0u);
         atomicStore(&group_sweep_floor[local], 0u);
     }
+    if local == 0u {
+        atomicStore(&group_unplaced, 0u);
+    }
     workgroupBarrier();
     let i = global_index(workgroup, local);
+    var listed = Listed(0u, NOT_LISTED, false);
     if i < params.body_count {
         let box = world_box(i);
         aabbs[i] = box;
-        assign_cell(i, box);
+        listed = assign_cell(i, box);
     }
     // One global atomic per level and workgroup instead of one per body.
     workgroupBarrier();
@@ -59,6 +63,9 @@ fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
         if floor != 0u {
             atomicMax(&grid_info_counters.sweep_floor[local], floor);
         }
+    }
+    if i < params.body_count {
+        list_seeker(i, local, listed);
     }
 }
 
@@ -161,6 +168,52 @@ var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_waiters: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_sweep_floor: array<atomic<u32>, MAX_LEVELS>;
+// Bodies of the workgroup that meet no one (assign_cell places them nowhere).
+var<workgroup> group_unplaced: atomic<u32>;
+
+// Where body i goes in the list of seekers, when none wait: `rank` among the
+// workgroup's bodies of `level`, or among those placed nowhere with `unplaced` (they
+// are listed too, and find nothing).
+struct Listed {
+    level: u32,
+    rank: u32,
+    unplaced: bool,
+}
+
+// Lists body i as a seeker (see assign_cell), once the workgroup's counts are in.
+// Where no body waits, every body is a seeker and the list is every body, each
+// workgroup's in the workgroup's own range (WORKGROUP_SIZE entries from its first
+// body), level after level: the bodies of lower levels of the workgroup, then those of
+// i's level before it; bodies placed nowhere fill the range from its end. No atomic and
+// no barrier more: one more barrier cost bullet-hell 100k 1.5 ms, and a global atomic
+// a body would queue a million bodies on one counter. Where some bodies wait, the few
+// seekers are appended, one global atomic each.
+fn list_seeker(i: u32, local: u32, listed: Listed) {
+    // Nobody looks in the queries' grid (encode_grid): listing its 10^5 bodies cost a
+    // batch 3 ms.
+    if params.first_looker == params.end_looker {
+        return;
+    }
+    if params.waiter_layers != 0u {
+        if !listed.unplaced && listed.rank != NOT_LISTED {
+            grid_info_counters.seekers[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
+        }
+        return;
+    }
+    let first = i - local;
+    if listed.unplaced {
+        let bodies = min(WORKGROUP_SIZE, params.body_count - first);
+        grid_info_counters.seekers[first + bodies - 1u - listed.rank] = i;
+        return;
+    }
+    var slot = first + listed.rank;
+    for (var level = 0u; level < listed.level; level++) {
+        slot += atomicLoad(&group_level_bodies[level]);
+    }
+    grid_info_counters.seekers[slot] = i;
+}
+
+const NOT_LISTED: u32 = 0xffffffffu;
 
 // The cells of `level` in probe_range of `box`, as a float. Twin of `probe_cells`.
 fn probe_cells(box: Aabb, level: u32) -> f32 {
@@ -192,9 +245,16 @@ fn sweep_reach(box: Aabb, level: u32) -> u32 {
 }
 
 // Puts body i with world box `box` in its cell: counted into the cell's bucket (its rank
-// there), into its workgroup's copy of the level summary, and into the list of seekers
-// where some bodies wait. Twin of `place` and `add_to_level` in src/cpu/broad.rs.
-fn assign_cell(i: u32, box: Aabb) {
+// there) and into its workgroup's copy of the level summary. A body that does not wait
+// is a seeker, to be listed (by `bounds`) with the workgroup's others of its level:
+// `broad` runs over that list, so the 8 invocations llvmpipe runs in lockstep mostly
+// share a level, and with it about as many cells and entries to read (a walk costs its
+// group the longest of the 8; in body order the crowded 10k scenes' groups ran 2.5
+// times the turns their bodies needed, grouped by level 1.6 times). Where every body
+// waits but a few, only those few are read (the bullets of a bullet-hell frame).
+// Twin of `place` and `add_to_level` in src/cpu/broad.rs.
+fn assign_cell(i: u32, box: Aabb) -> Listed {
+    var listed = Listed(0u, NOT_LISTED, false);
     let layer = infos[i].layer;
     let mask = infos[i].mask;
     var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, SHAPE_POLYGON);
@@ -217,16 +277,13 @@ fn assign_cell(i: u32, box: Aabb) {
                 atomicOr(&group_level_waiters[level], layer);
             }
         } else {
-            atomicAdd(&group_level_bodies[level], 1u);
+            listed = Listed(level, atomicAdd(&group_level_bodies[level], 1u), false);
             atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
-            // Where some bodies wait, the few others are listed, so that broad need
-            // not pass over the waiting ones (broad_args). One global atomic a
-            // seeker: there are few where any body waits (waiter_layers).
-            if params.waiter_layers != 0u {
-                grid_info_counters.seekers[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
-            }
         }
         placed = BodyCell(cell, level, bucket, rank, layer, mask, infos[i].kind);
+    } else {
+        listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);
     }
     body_cells[i] = placed;
+    return listed;
 }

@@ -364,13 +364,14 @@ fn advance(walk: ptr<function, Walk>, me: BodyCell, box: Aabb, search: SearchLev
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     // Over the grid's list of seekers where only they search (the bullets of a
-    // bullet-hell frame are then never visited), over the bodies in their own order
-    // otherwise: taking them in grid order (so that a workgroup's invocations read the
-    // same buckets) saved 6% on the crowded 10k scenes but cost 10-40% on bullet-hell.
+    // bullet-hell frame are then never visited; a workgroup's seekers are listed level
+    // by level, see assign_cell), over the bodies in their own order otherwise: taking
+    // them in grid order (so that a workgroup's invocations read the same buckets)
+    // saved 6% on the crowded 10k scenes but cost 10-40% on bullet-hell.
     let thread = global_index(workgroup, local);
     var i = thread + params.first_looker;
     if grid_info.seekers_only != 0u {
-        if thread >= grid_info.seeker_count {
+        if thread >= select(grid_info.seeker_count, params.body_count, params.waiter_layers == 0u) {
             return;
         }
         i = grid_info.seekers[thread];
@@ -449,8 +450,8 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
 }
 
 // Sizes the dispatch of broad: the listed seekers alone when every body that searches
-// is one of them (some bodies wait, and no waiting body looks up at a level whose
-// seekers cannot sweep down to it: waiter_looks), every looker otherwise. Twin of
+// is one of them (no body waits, or no waiting body looks up at a level whose seekers
+// cannot sweep down to it: waiter_looks), every looker otherwise. Twin of
 // `Grid::lookers` in src/cpu/broad.rs.
 @compute @workgroup_size(1)
 fn broad_args() {
@@ -458,9 +459,11 @@ fn broad_args() {
     for (var level = 0u; level < MAX_LEVELS; level++) {
         waiters_look |= grid_info.waiter_looks[level];
     }
-    let seekers_only = params.waiter_layers != 0u && waiters_look == 0u;
+    // Where no body waits, every body is listed (assign_cell).
+    let listed = select(grid_info.seeker_count, params.body_count, params.waiter_layers == 0u);
+    let seekers_only = params.waiter_layers == 0u || waiters_look == 0u;
     grid_info.seekers_only = select(0u, 1u, seekers_only);
-    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, grid_info.seeker_count, seekers_only));
+    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, listed, seekers_only));
 }
 
 // Sizes the dispatch of broad_deferred from the pieces handed over.

@@ -99,11 +99,12 @@ struct GridInfo {
     sweep_floor: array<u32, MAX_LEVELS>,
     // Entry c * MAX_LEVELS + f: cells the seekers of level c would sweep on level f.
     swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
-    // Bodies in `seekers`, listed where some bodies wait (assign_cell).
+    // Bodies in `seekers` (listed by the bounds kernel).
     seeker_count: u32,
     // 1 when only the listed seekers search, so broad runs over them alone (broad_args).
     seekers_only: u32,
-    // The bodies that do not wait, in no particular order.
+    // The bodies that do not wait: each workgroup's of the bounds kernel together,
+    // level by level.
     seekers: array<u32>,
 }
 

@@ -159,7 +159,9 @@ pub struct Grid {
     /// Each body's bucket alone: what every shard of the sort reads of every body, an
     /// eighth of its `BodyCell`.
     body_buckets: Vec<u32>,
-    /// The bodies that do not wait, in index order, where some bodies wait.
+    /// The bodies that do not wait, in index order, where some bodies wait. (Where
+    /// none wait, the gpu lists every body, level by level, so that the invocations
+    /// it runs in lockstep read alike; a thread here has nobody to wait for.)
     seekers: Option<Vec<u32>>,
 }
 
