@@ -338,12 +338,37 @@ pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
     )
 }
 
+/// The instance the library makes: wgpu's defaults and environment variables, but
+/// without wgpu's check of indirect dispatch arguments unless
+/// `WGPU_VALIDATION_INDIRECT_CALL` (`indirect_check`) asks for it.
+///
+/// Why: wgpu runs a compute pass of its own before every indirect dispatch to check
+/// that the arguments stay within `max_compute_workgroups_per_dimension`, and a frame has
+/// a dozen indirect dispatches. Measured on lavapipe (`bench --scene FILES --backend
+/// gpu`, the check on and off alternated twice): the mixed 10k frame 10.4-10.7 ms with
+/// it and 9.5-9.7 without, the bitmask 10k frame 10.7-10.8 and 10.3-10.4. The kernels
+/// lay every argument out as `dispatch_for` does (shaders/types.wgsl): at most
+/// [`DISPATCH_WIDTH`] workgroups along x, and along y at most 2^32 / (WORKGROUP_SIZE ·
+/// DISPATCH_WIDTH) for a thread per item, or 2^30 / DISPATCH_WIDTH for
+/// `sweep_long_args`'s workgroup per slot of a list of words; within the limit checked
+/// when the device is made (`indirect_arguments_stay_within_the_limit` tests the
+/// bounds). A caller's own device keeps the caller's flags.
+fn instance_descriptor(indirect_check: Option<std::ffi::OsString>) -> wgpu::InstanceDescriptor {
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    if indirect_check.is_none() {
+        descriptor
+            .flags
+            .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+    descriptor
+}
+
 /// Every adapter wgpu sees on the backends `WGPU_BACKEND` allows, whether usable or not.
 ///
 /// Fails when `WGPU_BACKEND` names something that is not a backend: wgpu would skip the
 /// name with a log line and try none, so that a typo looked like a machine without a GPU.
 pub async fn all_adapters() -> Result<Vec<wgpu::Adapter>, Error> {
-    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    let mut descriptor = instance_descriptor(std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL"));
     if let Ok(value) = std::env::var("WGPU_BACKEND") {
         // The names wgpu's `Backends::from_comma_list` accepts (wgpu-types 30), checked
         // here because it skips the others; empty items (`vulkan,`) are harmless.
@@ -657,6 +682,31 @@ mod tests {
         assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 12.0.0, 128 bits)"), Some(4));
         assert_eq!(llvmpipe_lanes("NVIDIA GeForce RTX 4090"), None);
         assert_eq!(llvmpipe_lanes("llvmpipe"), None);
+    }
+
+    #[test]
+    fn indirect_arguments_stay_within_the_limit() {
+        // The most workgroups a list of u32 items needs, one thread an item, as
+        // dispatch_for lays them out (dispatch_size is its host twin): both sides within
+        // the limit a device must have (DISPATCH_WIDTH, checked in
+        // GpuContext::from_device), itself within WebGPU's default.
+        let (x, y) = crate::packed::dispatch_size(u32::MAX);
+        assert!(x <= DISPATCH_WIDTH && y <= DISPATCH_WIDTH, "{x} x {y}");
+        // sweep_long_args: a workgroup per slot of its task list, 4-byte slots in a
+        // binding under 4 GiB.
+        let (x, y) = crate::packed::workgroup_grid(1 << 30);
+        assert!(x <= DISPATCH_WIDTH && y <= DISPATCH_WIDTH, "{x} x {y}");
+        assert!(DISPATCH_WIDTH < wgpu::Limits::default().max_compute_workgroups_per_dimension);
+    }
+
+    #[test]
+    fn the_instance_checks_indirect_arguments_only_when_asked() {
+        let flags = |v: Option<&str>| instance_descriptor(v.map(Into::into)).flags;
+        assert!(!flags(None).contains(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL));
+        // With the variable set, wgpu's own reading of it decides (from_env).
+        let asked = flags(Some("1"));
+        let env = wgpu::InstanceDescriptor::new_without_display_handle_from_env().flags;
+        assert_eq!(asked, env);
     }
 
     #[test]
