@@ -371,7 +371,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     let thread = global_index(workgroup, local);
     var i = thread + params.first_looker;
     if grid_info.seekers_only != 0u {
-        if thread >= select(grid_info.seeker_count, params.body_count, params.waiter_layers == 0u) {
+        if thread >= grid_info.seeker_count {
             return;
         }
         i = grid_info.seekers[thread];
@@ -459,11 +459,14 @@ fn broad_args() {
     for (var level = 0u; level < MAX_LEVELS; level++) {
         waiters_look |= grid_info.waiter_looks[level];
     }
-    // Where no body waits, every body is listed (assign_cell).
-    let listed = select(grid_info.seeker_count, params.body_count, params.waiter_layers == 0u);
+    // Where no body waits, every body is listed, without a count (list_seeker in
+    // shaders/bounds.wgsl).
+    if params.waiter_layers == 0u {
+        grid_info.seeker_count = params.body_count;
+    }
     let seekers_only = params.waiter_layers == 0u || waiters_look == 0u;
     grid_info.seekers_only = select(0u, 1u, seekers_only);
-    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, listed, seekers_only));
+    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, grid_info.seeker_count, seekers_only));
 }
 
 // Sizes the dispatch of broad_deferred from the pieces handed over.

@@ -99,7 +99,8 @@ struct GridInfo {
     sweep_floor: array<u32, MAX_LEVELS>,
     // Entry c * MAX_LEVELS + f: cells the seekers of level c would sweep on level f.
     swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
-    // Bodies in `seekers` (listed by the bounds kernel).
+    // Bodies in `seekers` (listed by the bounds kernel; every body where none wait,
+    // set by broad_args).
     seeker_count: u32,
     // 1 when only the listed seekers search, so broad runs over them alone (broad_args).
     seekers_only: u32,

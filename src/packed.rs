@@ -354,11 +354,12 @@ pub struct GridInfo {
     /// Entry `c * MAX_LEVELS + f`: the cells the seekers of level `c` would sweep on level
     /// `f`, summed over those bodies (wrapping past 2^32, which only costs speed).
     pub swept_cells: [u32; (MAX_LEVELS * MAX_LEVELS) as usize],
-    /// The seekers appended, where some bodies wait: on the GPU, the bodies that do not
-    /// wait are listed after this header (WGSL `GridInfo::seekers`), where none wait
-    /// every body is, level by level within each workgroup of the bounds kernel (see
-    /// `list_seeker` in `shaders/bounds.wgsl`); the cpu twin keeps its list apart
-    /// (`crate::cpu::broad::Grid`) and leaves this 0.
+    /// The seekers listed: on the GPU, the bodies that do not wait are listed after this
+    /// header (WGSL `GridInfo::seekers`), appended where some bodies wait; where none
+    /// wait every body is, level by level within each workgroup of the bounds kernel
+    /// (see `list_seeker` in `shaders/bounds.wgsl`), and `broad_args` sets this to the
+    /// body count. The cpu twin keeps its list apart (`crate::cpu::broad::Grid`) and
+    /// leaves this 0.
     pub seeker_count: u32,
     /// 1 when only the listed seekers search (no body waits, or no waiting body looks
     /// up), so the broad kernel runs over them alone.

@@ -344,9 +344,10 @@ pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
 ///
 /// Why: before every indirect dispatch wgpu runs a one-thread dispatch of its own, with
 /// its own pipeline, to check that the arguments stay within
-/// `max_compute_workgroups_per_dimension`, and a frame has a dozen indirect dispatches. Measured on lavapipe (`bench --scene FILES --backend
-/// gpu`, the check on and off alternated twice): the mixed 10k frame 10.4-10.7 ms with
-/// it and 9.5-9.7 without, the bitmask 10k frame 10.7-10.8 and 10.3-10.4. The kernels
+/// `max_compute_workgroups_per_dimension`, and a frame has a dozen indirect dispatches.
+/// Measured on lavapipe (`bench --scene FILES --backend gpu`, the check on and off
+/// alternated twice): the mixed 10k frame 10.4-10.7 ms with it and 9.5-9.7 without, the
+/// bitmask 10k frame 10.7-10.8 and 10.3-10.4. The kernels
 /// lay every argument out as `dispatch_for` does (shaders/types.wgsl): at most
 /// [`DISPATCH_WIDTH`] workgroups along x, and along y at most 2^32 / (WORKGROUP_SIZE ·
 /// DISPATCH_WIDTH) for a thread per item, or 2^30 / DISPATCH_WIDTH for
