@@ -96,6 +96,19 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The pixel row that unit `unit` tests, as WGSL `plan.first_unit + row_of_unit(..)`:
+    /// the middle row of the `units` first, then outwards, because a colliding pair
+    /// usually shares its middle rows and a GPU loop runs until its whole group is done.
+    pub fn row(&self, unit: u32) -> i32 {
+        let middle = (self.units - 1) / 2;
+        let offset = if unit % 2 == 1 {
+            middle + unit.div_ceil(2)
+        } else {
+            middle - unit / 2
+        };
+        self.first_unit + offset as i32
+    }
+
     /// Whether a witness means the pair collides (a shared point) rather than not (a
     /// separating edge).
     pub fn witness_collides(&self) -> bool {
@@ -233,19 +246,15 @@ impl PairTest<'_> {
             // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
             PairKind::PolygonBitmask => {
                 let pa = self.placement_in_frame_of(plan.a, plan.b);
-                (first..end)
-                    .any(|unit| g.polygon_row_hits(&sa, pa, &sb, plan.first_unit + unit as i32))
+                (first..end).any(|unit| g.polygon_row_hits(&sa, pa, &sb, plan.row(unit)))
             }
             PairKind::CircleBitmask => {
                 let centre = self.placement_in_frame_of(plan.a, plan.b).offset;
-                (first..end).any(|unit| {
-                    g.circle_row_hits(centre, sa.radius, &sb, plan.first_unit + unit as i32)
-                })
+                (first..end).any(|unit| g.circle_row_hits(centre, sa.radius, &sb, plan.row(unit)))
             }
             PairKind::BitmaskBitmask => {
                 let d = self.position(plan.b).as_ivec2() - self.position(plan.a).as_ivec2();
-                (first..end)
-                    .any(|unit| g.bitmask_row_hits(&sa, &sb, d, plan.first_unit + unit as i32))
+                (first..end).any(|unit| g.bitmask_row_hits(&sa, &sb, d, plan.row(unit)))
             }
         }
     }
@@ -508,5 +517,41 @@ impl Geometry<'_> {
         let column_end = (a.count as i32).min(d.x + b.count as i32);
         column_first < column_end
             && (d.y.max(0)..row_end).any(|row| self.bitmask_row_hits(a, b, d, row))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_plan(first_unit: i32, units: u32) -> Plan {
+        Plan {
+            a: 0,
+            b: 1,
+            pair_kind: PairKind::PolygonBitmask,
+            first_unit,
+            units,
+            per_chunk: units,
+            chunks: 1,
+        }
+    }
+
+    #[test]
+    fn rows_are_visited_middle_first_and_each_once() {
+        assert_eq!(
+            (0..5).map(|u| rows_plan(10, 5).row(u)).collect::<Vec<_>>(),
+            [12, 13, 11, 14, 10]
+        );
+        assert_eq!(
+            (0..4).map(|u| rows_plan(-2, 4).row(u)).collect::<Vec<_>>(),
+            [-1, 0, -2, 1]
+        );
+        for units in 1..40u32 {
+            let plan = rows_plan(-7, units);
+            let mut rows: Vec<i32> = (0..units).map(|u| plan.row(u)).collect();
+            rows.sort_unstable();
+            let expected: Vec<i32> = (-7..-7 + units as i32).collect();
+            assert_eq!(rows, expected, "{units} rows");
+        }
     }
 }
