@@ -92,17 +92,10 @@ struct Least {
 fn polygon_axes_least(sa: PackedShape, pa: Placement, sb: PackedShape, pb: Placement, start: u32, end: u32) -> Least {
     var best = Least(FAR, vec2<f32>(1.0, 0.0));
     for (var unit = start; unit < end; unit++) {
-        var axis: vec2<f32>;
-        var depth: f32;
-        if unit < sa.count {
-            axis = polygon_normal(sa, pa, unit);
-            depth = dot(polygon_point(sa, pa, unit), axis) - polygon_interval(sb, pb, axis).x;
-        } else {
-            let k = unit - sa.count;
-            let m = polygon_normal(sb, pb, k);
-            axis = -m;
-            depth = dot(polygon_point(sb, pb, k), m) - polygon_interval(sa, pa, m).x;
-        }
+        let e = polygon_pair_edge(sa, pa, sb, pb, unit);
+        let m = polygon_normal(e.own, e.own_at, e.k);
+        let axis = select(m, -m, e.of_b);
+        let depth = dot(polygon_point(e.own, e.own_at, e.k), m) - polygon_interval(e.other, e.other_at, m).x;
         if depth < best.depth {
             best = Least(depth, axis);
         }

@@ -128,14 +128,10 @@ fn circle_edge_toi(v: vec2<f32>, next: vec2<f32>, normal: vec2<f32>, centre: vec
 // first (normal n, offset max(a·n) - min(b·n)), then b's turned round (normal -m, offset
 // max(b·m) - min(a·m)). Costs a pass over each polygon.
 fn polygon_half_plane(range: vec2<f32>, sa: PackedShape, pa: Placement, sb: PackedShape, pb: Placement, k: u32, w: vec2<f32>) -> vec2<f32> {
-    if k < sa.count {
-        let n = polygon_normal(sa, pa, k);
-        let h = polygon_interval(sa, pa, n).y - polygon_interval(sb, pb, n).x;
-        return clip(range, n, h, w);
-    }
-    let m = polygon_normal(sb, pb, k - sa.count);
-    let h = polygon_interval(sb, pb, m).y - polygon_interval(sa, pa, m).x;
-    return clip(range, -m, h, w);
+    let e = polygon_pair_edge(sa, pa, sb, pb, k);
+    let m = polygon_normal(e.own, e.own_at, e.k);
+    let h = polygon_interval(e.own, e.own_at, m).y - polygon_interval(e.other, e.other_at, m).x;
+    return clip(range, select(m, -m, e.of_b), h, w);
 }
 
 // The corners of a unit cell whose lower corner is `lo`, counter-clockwise from it
