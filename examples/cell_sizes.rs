@@ -60,6 +60,7 @@ fn report(name: &str, scene: &Scene) {
             base_cell: multiple * median,
             bucket_count: bucket_count(infos.len()),
             waiter_layers: chosen.waiter_layers,
+            layout: chosen.layout,
         };
         let (cells, entries) = reads(&whole, &infos, &boxes);
         let sample = GridParams {

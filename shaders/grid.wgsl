@@ -29,10 +29,12 @@ fn cell_at(point: vec2<f32>, level: u32) -> vec2<i32> {
 
 // Neighbouring cells of a row land in neighbouring buckets (and, through
 // allocate_buckets, neighbouring entries), so a body sweeping a block of cells reads
-// a few cache lines per row rather than one per cell; rows and levels are spread by
-// large odd multipliers.
+// a few cache lines per row rather than one per cell. Rows and levels are a stride
+// apart: around a crowded scene the host lays the rows of each level out one after
+// another, so that its cells share no bucket; elsewhere the strides are large odd
+// numbers that scatter them (see TableLayout in src/grid.rs).
 fn cell_bucket(cell: vec2<i32>, level: u32) -> u32 {
-    let h = bitcast<u32>(cell.x) + bitcast<u32>(cell.y) * 0x9e3779b1u + level * 0xc2b2ae3du;
+    let h = bitcast<u32>(cell.x) + bitcast<u32>(cell.y) * params.row_stride + level * params.level_step;
     return h & (params.bucket_count - 1u);
 }
 

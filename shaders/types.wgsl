@@ -61,6 +61,9 @@ struct Params {
     waiter_layers: u32,
     // 1 in a frame with motion: bounds cover each body's whole motion (sweep.wgsl).
     swept: u32,
+    // How the grid's cells are laid out in its table (cell_bucket in grid.wgsl).
+    row_stride: u32,
+    level_step: u32,
 }
 
 struct BodyCell {

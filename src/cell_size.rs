@@ -22,7 +22,8 @@ use crate::cpu::bounds::body_bounds;
 use crate::cpu::broad::Grid;
 use crate::cpu::query::{reached_entries, walk_grid, Reach, Reached};
 use crate::grid::{
-    bucket_count, cell_bucket, median_extent, probed_cells, waiter_layers, GridParams,
+    bucket_count, cell_bucket, level_of, median_extent, probed_cells, waiter_layers, GridParams,
+    TableLayout, TOP_LEVEL,
 };
 use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform, NO_BUCKET};
@@ -54,10 +55,12 @@ pub fn choose_grid(
     let waiter_layers = waiter_layers(infos);
     let (stride, sample_infos, sample_boxes) = sample_bodies(library, infos, transforms);
     let cost = |multiple: f32| {
+        // The count leaves out entries of other cells, so the sample's layout is moot.
         let params = GridParams {
             base_cell: multiple * median,
             bucket_count: bucket_count(sample_infos.len()),
             waiter_layers,
+            layout: TableLayout::SCATTERED,
         };
         let (cells, entries) = reads(&params, &sample_infos, &sample_boxes);
         cells as f64 + entries as f64 * stride as f64
@@ -79,11 +82,39 @@ pub fn choose_grid(
     } else {
         DEFAULT_MULTIPLE
     };
-    GridParams {
-        base_cell: multiple * median,
-        bucket_count: bucket_count(infos.len()),
-        waiter_layers,
+    laid_out(
+        GridParams {
+            base_cell: multiple * median,
+            bucket_count: bucket_count(infos.len()),
+            waiter_layers,
+            layout: TableLayout::SCATTERED,
+        },
+        &sample_boxes,
+    )
+}
+
+/// `params` with the table laid out around the centres of `boxes` (a sample of the
+/// bodies) and the levels they sit on: see [`TableLayout`]. The top level's one cell
+/// is left out of the count: it may share a bucket, where reserving a band for it
+/// would leave small tables scattered.
+fn laid_out(params: GridParams, boxes: &[Aabb]) -> GridParams {
+    let (mut min, mut max) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+    let mut levels = 1;
+    for b in boxes {
+        let (low, high) = (Vec2::from(b.min), Vec2::from(b.max));
+        let centre = 0.5 * (low + high);
+        (min, max) = (min.min(centre), max.max(centre));
+        let level = level_of(&params, (high - low).max_element());
+        if level < TOP_LEVEL {
+            levels = levels.max(level + 1);
+        }
     }
+    let layout = if min.cmple(max).all() {
+        TableLayout::around(min, max, params.base_cell, levels, params.bucket_count)
+    } else {
+        TableLayout::SCATTERED
+    };
+    GridParams { layout, ..params }
 }
 
 /// Every k-th body (at most [`SAMPLE`] of them): k, their infos and their boxes.
@@ -193,7 +224,7 @@ pub fn choose_query_grid(
         (f64::INFINITY, DEFAULT_MULTIPLE),
         |a, b| if b.0 < a.0 { b } else { a },
     );
-    query_params(multiple * median, infos.len())
+    laid_out(query_params(multiple * median, infos.len()), &sample_boxes)
 }
 
 /// The query grid chosen by [`choose_query_grid`], kept while the bodies' infos and the
@@ -232,6 +263,7 @@ fn query_params(base_cell: f32, bodies: usize) -> GridParams {
         base_cell,
         bucket_count: bucket_count(bodies),
         waiter_layers: 0,
+        layout: TableLayout::SCATTERED,
     }
 }
 

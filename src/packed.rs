@@ -287,6 +287,11 @@ pub struct Params {
     /// 1 in a frame with motion (swept pairs, `shaders/sweep.wgsl`): the bounds cover
     /// each body's whole motion, read from the velocity buffer; 0 otherwise.
     pub swept: u32,
+    /// How the grid's cells are laid out in its table: see
+    /// [`crate::grid::TableLayout::row_stride`].
+    pub row_stride: u32,
+    /// See [`crate::grid::TableLayout::level_step`].
+    pub level_step: u32,
 }
 
 /// [`Params::source_angle`] when the caller's buffer holds no angles.

@@ -429,3 +429,77 @@ fn a_bar_over_more_cells_than_buckets_finds_each_body_once() {
         assert_eq!(pairs, expected, "{name}");
     }
 }
+
+/// The grid's table is laid out around the rectangle the bodies sat in when the grid
+/// was chosen (`TableLayout`), and is not chosen again while their shapes and filters
+/// stay the same. Bodies that then move far away, spread over many times that
+/// rectangle, share buckets: each must still be found once, on every backend.
+#[test]
+fn bodies_that_leave_the_tables_rectangle_are_found_once() {
+    use gpu_collide::cell_size::choose_grid;
+    use gpu_collide::grid::TableLayout;
+    use gpu_collide::library::{body_info, body_transform};
+    use gpu_collide::{glam::Vec2, ShapeLibrary};
+    use gpu_collide::{Body, Circle, Collider, CpuCollider, GpuCollider, Shape};
+    let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(0.6))]).expect("library");
+    // 45 x 45 circles a unit apart: each overlaps its four neighbours, and its box
+    // overlaps the diagonal ones' too.
+    let side = 45usize;
+    let grid_at = |block: &dyn Fn(usize) -> Vec2| -> Vec<Body> {
+        (0..side * side)
+            .map(|k| {
+                let (x, y) = (k % side, k / side);
+                Body::new(0, block(y) + Vec2::new(x as f32, y as f32))
+            })
+            .collect()
+    };
+    let packed = grid_at(&|_| Vec2::ZERO);
+    // Then five rows at a time, each band of rows thousands of units from the others.
+    let spread =
+        grid_at(&|y| Vec2::new(1.0e5, -3.0e4) + (y / 5) as f32 * Vec2::new(2111.0, -1733.0));
+    let truth = |bodies: &[Body]| {
+        let (mut pairs, mut boxes) = (Vec::new(), 0u64);
+        for i in 0..bodies.len() {
+            for j in i + 1..bodies.len() {
+                let d = bodies[i].position.as_dvec2() - bodies[j].position.as_dvec2();
+                if d.x.abs() <= 1.2 && d.y.abs() <= 1.2 {
+                    boxes += 1;
+                }
+                if d.length() <= 1.2 {
+                    pairs.push([i as u32, j as u32]);
+                }
+            }
+        }
+        (pairs, boxes)
+    };
+    // The premise: the packed bodies get a table laid out around them.
+    let infos: Vec<_> = packed.iter().map(body_info).collect();
+    let transforms: Vec<_> = packed.iter().map(body_transform).collect();
+    let chosen = choose_grid(&library, &infos, &transforms);
+    assert_ne!(chosen.layout, TableLayout::SCATTERED);
+    let mut backends: Vec<Box<dyn Collider>> = vec![Box::new(CpuCollider::new(library.clone()))];
+    if let Some(context) = gpu() {
+        backends.push(Box::new(GpuCollider::new(&context, library).expect("gpu")));
+    }
+    for collider in &mut backends {
+        let name = collider.describe();
+        for (frame, bodies) in [
+            ("packed", &packed),
+            ("spread", &spread),
+            ("packed again", &packed),
+        ] {
+            let (expected, boxes) = truth(bodies);
+            assert_eq!(
+                expected.len(),
+                2 * side * (side - 1) - if frame == "spread" { 8 * side } else { 0 }
+            );
+            let pairs = collider.find_pairs(bodies).expect("frame");
+            assert_eq!(
+                collider.last_frame().candidates,
+                Some(boxes),
+                "{name}, {frame}"
+            );
+            assert_eq!(pairs, expected, "{name}, {frame}");
+        }
+    }
+}

@@ -170,7 +170,9 @@ fn rust_structs_mirror_wgsl_structs() {
             source_position,
             source_angle,
             waiter_layers,
-            swept
+            swept,
+            row_stride,
+            level_step
         ]
     );
     assert_mirrors!(

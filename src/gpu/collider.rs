@@ -476,6 +476,8 @@ impl GpuCollider {
             source_angle,
             waiter_layers: self.grid.waiter_layers,
             swept: run.swept as u32,
+            row_stride: self.grid.layout.row_stride,
+            level_step: self.grid.layout.level_step,
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&b.counters, 0, None);
