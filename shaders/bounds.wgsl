@@ -8,7 +8,10 @@
 // Before it, for frames whose positions live in a buffer of the caller's, read_bodies
 // turns them into transforms (host twin: library::source_rotation).
 
-@group(0) @binding(0) var<uniform> params: Params;
+// The frame's parameters as uploaded, and the copy every entry point that reads them
+// takes first (see Params in types.wgsl for why).
+@group(0) @binding(0) var<uniform> uploaded_params: Params;
+var<private> params: Params;
 @group(0) @binding(1) var<storage, read> library: array<u32>;
 // Written only by read_bodies; the host writes it otherwise.
 @group(0) @binding(2) var<storage, read_write> transforms: array<BodyTransform>;
@@ -26,6 +29,7 @@
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     if local < MAX_LEVELS {
         atomicStore(&group_level_layers[local], 0u);
         atomicStore(&group_level_waiters[local], 0u);
@@ -107,6 +111,7 @@ fn world_box(i: u32) -> Aabb {
 // host refuses the next frame naming the body.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn read_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let i = global_index(workgroup, local);
     if i >= params.body_count {
         return;

@@ -60,7 +60,10 @@
 // to ~20 ms, with the same pairs. A sort-based broad phase (Morton codes, radix sort)
 // would need more dispatches and barriers per frame, which software adapters pay for.
 
-@group(0) @binding(0) var<uniform> params: Params;
+// The frame's parameters as uploaded, and the copy every entry point that reads them
+// takes first (see Params in types.wgsl for why).
+@group(0) @binding(0) var<uniform> uploaded_params: Params;
+var<private> params: Params;
 @group(0) @binding(2) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(3) var<storage, read_write> body_cells: array<BodyCell>;
 // The table and the per-level summary are built with atomics (assign_cell,
@@ -193,6 +196,7 @@ fn choose_waiter_looks(own: u32) -> u32 {
 // The first MAX_LEVELS threads also choose the levels each level's bodies search.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let thread = global_index(workgroup, local);
     if thread < MAX_LEVELS {
         atomicStore(&grid_info_counters.look_levels[thread], choose_look_levels(thread));
@@ -218,6 +222,7 @@ fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let i = global_index(workgroup, local);
     if i >= params.body_count {
         return;
@@ -363,6 +368,7 @@ fn advance(walk: ptr<function, Walk>, me: BodyCell, box: Aabb, search: SearchLev
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     // Over the grid's list of seekers where only they search (the bullets of a
     // bullet-hell frame are then never visited; a workgroup's seekers are listed level
     // by level, see assign_cell), over the bodies in their own order otherwise: taking
@@ -455,6 +461,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
 // `Grid::lookers` in src/cpu/broad.rs.
 @compute @workgroup_size(1)
 fn broad_args() {
+    params = uploaded_params;
     var waiters_look = 0u;
     for (var level = 0u; level < MAX_LEVELS; level++) {
         waiters_look |= grid_info.waiter_looks[level];
@@ -472,12 +479,14 @@ fn broad_args() {
 // Sizes the dispatch of broad_deferred from the pieces handed over.
 @compute @workgroup_size(1)
 fn deferred_args() {
+    params = uploaded_params;
     dispatch_args[ARGS_DEFERRED] = dispatch_for(min(atomicLoad(&counters.deferred), params.deferred_capacity));
 }
 
 // One piece of a crowded cell, read for the body that handed it over.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let t = global_index(workgroup, local);
     if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) {
         return;

@@ -279,6 +279,7 @@ fn write_least(p: u32, plan: Plan, least: Least) {
 
 @compute @workgroup_size(1)
 fn contact_args() {
+    params = uploaded_params;
     let stored = min(atomicLoad(&counters.pairs), params.pair_capacity);
     contact_counters.pairs = stored;
     contact_dispatch_args[0] = dispatch_for(stored);
@@ -286,6 +287,7 @@ fn contact_args() {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn contact_plan(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let p = global_index(workgroup, local);
     if p >= contact_counters.pairs {
         return;
@@ -325,6 +327,7 @@ fn contact_task_args() {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn contact_task(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let t = global_index(workgroup, local);
     if t >= min(atomicLoad(&contact_counters.tasks), contact_counters.task_capacity) {
         return;
@@ -347,6 +350,7 @@ fn contact_task(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn contact_finish(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let long_index = global_index(workgroup, local);
     if long_index >= min(atomicLoad(&contact_counters.long_pairs), contact_counters.long_capacity) {
         return;

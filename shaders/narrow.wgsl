@@ -25,7 +25,10 @@
 // and of B, and a point (the origin) outside a convex polygon is beyond one of its edges.
 // So an edge costs one pass over the other polygon's vertices, not both polygons'.
 
-@group(0) @binding(0) var<uniform> params: Params;
+// The frame's parameters as uploaded, and the copy every entry point that reads them
+// takes first (see Params in types.wgsl for why).
+@group(0) @binding(0) var<uniform> uploaded_params: Params;
+var<private> params: Params;
 @group(0) @binding(1) var<storage, read> library: array<u32>;
 @group(0) @binding(2) var<storage, read> transforms: array<BodyTransform>;
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
@@ -433,6 +436,7 @@ fn emit_pair(pair: vec2<u32>) {
 
 @compute @workgroup_size(1)
 fn narrow_args() {
+    params = uploaded_params;
     dispatch_args[ARGS_NARROW] = dispatch_for(candidate_count());
 }
 
@@ -460,6 +464,7 @@ var<workgroup> group_bin_starts: array<u32, PAIR_KINDS>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_count(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     if local < PAIR_KINDS {
         atomicStore(&group_bins[local], 0u);
     }
@@ -479,6 +484,7 @@ fn bin_count(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_scatter(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     if local < PAIR_KINDS {
         atomicStore(&group_bins[local], 0u);
     }
@@ -510,6 +516,7 @@ fn bin_scatter(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invoc
 // Every candidate, whatever its kind pair (frames with few candidates).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let index = global_index(workgroup, local);
     if index >= candidate_count() {
         return;
@@ -541,31 +548,37 @@ fn narrow_bin(kind: u32, workgroup: vec3<u32>, local: u32) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_polygon_polygon(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     narrow_bin(PAIR_POLYGON_POLYGON, workgroup, local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_polygon_circle(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     narrow_bin(PAIR_POLYGON_CIRCLE, workgroup, local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_polygon_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     narrow_bin(PAIR_POLYGON_BITMASK, workgroup, local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_circle_circle(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     narrow_bin(PAIR_CIRCLE_CIRCLE, workgroup, local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_circle_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     narrow_bin(PAIR_CIRCLE_BITMASK, workgroup, local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_bitmask_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     narrow_bin(PAIR_BITMASK_BITMASK, workgroup, local);
 }
 
@@ -595,6 +608,7 @@ fn decide_or_hand_over(plan: Plan, candidate: vec2<u32>) -> bool {
 // Sizes the dispatches of narrow_task and narrow_finish.
 @compute @workgroup_size(1)
 fn long_args() {
+    params = uploaded_params;
     dispatch_args[ARGS_TASKS] = dispatch_for(min(atomicLoad(&counters.tasks), params.task_capacity));
     dispatch_args[ARGS_LONG] = dispatch_for(min(atomicLoad(&counters.long_pairs), params.long_pair_capacity));
 }
@@ -603,6 +617,7 @@ fn long_args() {
 // that start afterwards skip their work.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_task(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let t = global_index(workgroup, local);
     if t >= min(atomicLoad(&counters.tasks), params.task_capacity) {
         return;
@@ -621,6 +636,7 @@ fn narrow_task(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invoc
 // Decides each long test from its chunks.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_finish(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let long_index = global_index(workgroup, local);
     if long_index >= min(atomicLoad(&counters.long_pairs), params.long_pair_capacity) {
         return;
@@ -636,6 +652,7 @@ fn narrow_finish(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 // caller's shaders read, and the indirect dispatch of one invocation per stored pair.
 @compute @workgroup_size(1)
 fn publish() {
+    params = uploaded_params;
     let count = atomicLoad(&counters.pairs);
     let stored = min(count, params.pair_capacity);
     let invalid = atomicLoad(&counters.invalid_bodies);

@@ -52,7 +52,10 @@
 // tests, is the cost.) The points' and boxes' hits come back in no order (a bitmask's
 // chunks may each report it); the host sorts and deduplicates.
 
-@group(0) @binding(0) var<uniform> params: Params;
+// The frame's parameters as uploaded, and the copy every entry point that reads them
+// takes first (see Params in types.wgsl for why).
+@group(0) @binding(0) var<uniform> uploaded_params: Params;
+var<private> params: Params;
 @group(0) @binding(1) var<storage, read> library: array<u32>;
 @group(0) @binding(2) var<storage, read> transforms: array<BodyTransform>;
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
@@ -376,6 +379,7 @@ fn advance(w: ptr<function, QueryWalk>, q: PackedQuery, reach: Aabb, steps: u32)
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let query = global_index(workgroup, local);
     if query >= query_params.query_count {
         return;
@@ -738,6 +742,7 @@ fn ray_test(q: PackedQuery, body: u32, chunk: u32, chunks: u32, steps: ptr<funct
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn query_test(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let t = global_index(workgroup, local);
     if t >= min(atomicLoad(&query_counters.tasks), query_params.task_capacity) {
         return;

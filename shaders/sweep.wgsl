@@ -440,6 +440,7 @@ fn sweep_verdict(plan: Plan) -> vec2<u32> {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sweep(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let index = global_index(workgroup, local);
     if index >= candidate_count() {
         return;
@@ -451,6 +452,7 @@ fn sweep(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sweep_hand_over(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let index = global_index(workgroup, local);
     if index >= candidate_count() {
         return;
@@ -495,6 +497,7 @@ fn sweep_hand_over(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_i
 // One workgroup per block of WORKGROUP_SIZE chunks.
 @compute @workgroup_size(1)
 fn sweep_long_args() {
+    params = uploaded_params;
     let blocks = min(atomicLoad(&counters.tasks), params.task_capacity);
     dispatch_args[ARGS_TASKS] = DispatchArgs(min(blocks, DISPATCH_WIDTH), (blocks + DISPATCH_WIDTH - 1u) / DISPATCH_WIDTH, 1u);
     dispatch_args[ARGS_LONG] = dispatch_for(min(atomicLoad(&counters.long_pairs), params.long_pair_capacity));
@@ -506,6 +509,7 @@ fn sweep_long_args() {
 // order times in [0, 2] as their bits do.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sweep_task(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let block = workgroup_index(workgroup);
     if block >= min(atomicLoad(&counters.tasks), params.task_capacity) {
         return;
@@ -546,6 +550,7 @@ fn kind_witness_collides(kind: u32) -> bool {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sweep_finish(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let long_index = global_index(workgroup, local);
     if long_index >= min(atomicLoad(&counters.long_pairs), params.long_pair_capacity) {
         return;

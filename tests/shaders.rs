@@ -30,6 +30,56 @@ fn every_stage_parses_and_validates() {
     }
 }
 
+/// Every entry point that reads the frame's parameters first copies them from the
+/// uniform into the private `params` (types.wgsl says why): one that did not would read
+/// zeros.
+#[test]
+fn every_kernel_that_reads_params_copies_them_first() {
+    let sources = Stage::MODULES
+        .into_iter()
+        .map(|stage| (stage.name().to_string(), stage.source()))
+        .chain([(
+            "contact".to_string(),
+            gpu_collide::shaders::contact_source(),
+        )]);
+    let mut copying = 0;
+    for (name, source) in sources {
+        let module = naga::front::wgsl::parse_str(&source).expect("parses");
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .expect("valid");
+        let (params, _) = module
+            .global_variables
+            .iter()
+            .find(|(_, var)| var.name.as_deref() == Some("params"))
+            .unwrap_or_else(|| panic!("{name}: no private params"));
+        for (index, entry) in module.entry_points.iter().enumerate() {
+            if info.get_entry_point(index)[params].is_empty() {
+                continue;
+            }
+            let header = format!("fn {}(", entry.name);
+            let at = source
+                .find(&header)
+                .unwrap_or_else(|| panic!("{name}: no {header}"));
+            let first = source[at..]
+                .lines()
+                .nth(1)
+                .map(str::trim)
+                .unwrap_or_default();
+            assert_eq!(
+                first, "params = uploaded_params;",
+                "{name}: {} must copy the parameters first",
+                entry.name
+            );
+            copying += 1;
+        }
+    }
+    assert!(copying >= 30, "only {copying} kernels read params");
+}
+
 #[test]
 fn host_binds_exactly_what_each_kernel_uses() {
     for (stage, entry, bound) in gpu_collide::gpu::kernel_bindings() {

@@ -110,7 +110,7 @@ impl Slot {
     /// atomics and plainly has a variable for each view).
     pub fn wgsl_names(self) -> &'static [&'static str] {
         match self {
-            Slot::Params => &["params"],
+            Slot::Params => &["uploaded_params"],
             Slot::Library => &["library"],
             Slot::Transforms => &["transforms"],
             Slot::Infos => &["infos"],
