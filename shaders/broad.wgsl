@@ -23,7 +23,8 @@
 //   down to it. This matters once bullets sweep: a moving bullet's box reaches the
 //   ships' levels, and reading as seekers there they read ten times more (measured on
 //   the swept bullet-hell at 100k: 267k cells and 279k entries, 39k and 19k waiting).
-// - Cells live in a hash table of power-of-two size, built by counting sort:
+// - Cells live in a hash table of power-of-two size (laid out by the host so that a
+//   crowded scene's cells share no bucket: cell_bucket in grid.wgsl), built by counting sort:
 //   assign_cell (in the bounds kernel, shaders/bounds.wgsl) counts, allocate_buckets
 //   turns counts into ranges, scatter_cells writes the entries grouped by bucket, so a
 //   bucket's bodies are read contiguously. An entry is the body's index alone; its cell
