@@ -128,13 +128,13 @@ impl TableLayout {
         (1..=Self::LEVEL_STEPS_TRIED)
             .map(|k| (k.wrapping_mul(0x9e37_79b1) & (bucket_count - 1)) as i64)
             .find(|&step| {
-                let placed: Vec<(i64, i64)> = (0i64..)
-                    .zip(&runs)
-                    .map(|(level, &(start, len))| ((start + level * step).rem_euclid(table), len))
-                    .collect();
-                placed.iter().enumerate().all(|(a, &(sa, la))| {
-                    placed[a + 1..].iter().all(|&(sb, lb)| {
-                        (sb - sa).rem_euclid(table) >= la && (sa - sb).rem_euclid(table) >= lb
+                // Level l's run starts l steps on; two runs are apart when each ends
+                // before the other starts, going round the table.
+                let at = |level: usize| (runs[level].0 + level as i64 * step).rem_euclid(table);
+                (0..runs.len()).all(|a| {
+                    (a + 1..runs.len()).all(|b| {
+                        (at(b) - at(a)).rem_euclid(table) >= runs[a].1
+                            && (at(a) - at(b)).rem_euclid(table) >= runs[b].1
                     })
                 })
             })
