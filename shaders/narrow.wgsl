@@ -459,16 +459,13 @@ fn candidate_count() -> u32 {
 
 // Candidates of each kind pair in this workgroup, then where the workgroup's share of
 // each bin starts: one global atomic per kind pair and workgroup, not one per candidate.
+// Zeroed by WGSL before the workgroup starts (see kernel_options in src/gpu/mod.rs).
 var<workgroup> group_bins: array<atomic<u32>, PAIR_KINDS>;
 var<workgroup> group_bin_starts: array<u32, PAIR_KINDS>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_count(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
-    if local < PAIR_KINDS {
-        atomicStore(&group_bins[local], 0u);
-    }
-    workgroupBarrier();
     let index = global_index(workgroup, local);
     if index < candidate_count() {
         atomicAdd(&group_bins[candidate_kind(candidates[index])], 1u);
@@ -485,10 +482,6 @@ fn bin_count(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocat
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_scatter(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
-    if local < PAIR_KINDS {
-        atomicStore(&group_bins[local], 0u);
-    }
-    workgroupBarrier();
     let index = global_index(workgroup, local);
     let present = index < candidate_count();
     var stored = vec2<u32>(0u);

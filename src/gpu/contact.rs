@@ -133,7 +133,7 @@ pub(crate) fn compile(device: &wgpu::Device) -> Vec<wgpu::ComputePipeline> {
                 layout: None,
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: super::kernel_options(),
                 cache: None,
             })
         })
