@@ -22,8 +22,8 @@ use crate::cpu::bounds::body_bounds;
 use crate::cpu::broad::Grid;
 use crate::cpu::query::{reached_entries, walk_grid, Reach, Reached};
 use crate::grid::{
-    bucket_count, cell_bucket, level_of, median_extent, probed_cells, waiter_layers, GridParams,
-    TableLayout, TOP_LEVEL,
+    bucket_count, cell_bucket, level_of, median_extent, probed_cells, query_bucket_count,
+    waiter_layers, GridParams, TableLayout, TOP_LEVEL,
 };
 use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform, NO_BUCKET};
@@ -261,7 +261,7 @@ impl QueryGridChoice {
 fn query_params(base_cell: f32, bodies: usize) -> GridParams {
     GridParams {
         base_cell,
-        bucket_count: bucket_count(bodies),
+        bucket_count: query_bucket_count(bodies),
         waiter_layers: 0,
         layout: TableLayout::SCATTERED,
     }
@@ -433,6 +433,33 @@ mod tests {
     }
 
     #[test]
+    fn a_sparse_scenes_query_grid_gives_each_cell_its_own_bucket() {
+        // The rows of the bullet-hell scene's levels need more buckets than the pairs'
+        // table has, fewer than the query grid's (query_bucket_count).
+        for seed in [3, 4] {
+            let scene = BulletHell::new(30_000, seed).scene;
+            let batch = batch_over(&scene, 240, seed);
+            let (library, infos, transforms) = prepared(&scene);
+            let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
+            assert_ne!(
+                chosen.layout,
+                TableLayout::SCATTERED,
+                "seed {seed}: {chosen:?}"
+            );
+            let (_, _, sample_boxes) = sample_bodies(&library, &infos, &transforms);
+            let pairs_table = GridParams {
+                bucket_count: bucket_count(infos.len()),
+                ..query_params(chosen.base_cell, infos.len())
+            };
+            assert_eq!(
+                laid_out(pairs_table, &sample_boxes).layout,
+                TableLayout::SCATTERED,
+                "seed {seed}: the pairs' table would do"
+            );
+        }
+    }
+
+    #[test]
     fn a_query_grid_is_chosen_again_only_when_the_bodies_or_the_batch_change() {
         let scene = BulletHell::new(3000, 7).scene;
         let (library, mut infos, transforms) = prepared(&scene);
@@ -456,6 +483,6 @@ mod tests {
         // Other bodies: chosen again.
         infos.truncate(1000);
         let fewer = choice.params(&library, &infos, &transforms[..1000], &rays);
-        assert_eq!(fewer.bucket_count, bucket_count(1000));
+        assert_eq!(fewer.bucket_count, query_bucket_count(1000));
     }
 }

@@ -150,6 +150,21 @@ pub fn bucket_count(bodies: usize) -> u32 {
     (bodies as u64).next_power_of_two().clamp(1024, 1 << 31) as u32
 }
 
+/// Buckets of the query grid's table for `bodies` bodies: twice the pairs' table.
+///
+/// Why: the query grid's cells are larger than the pairs' (`choose_query_grid`), and a
+/// ray reads every cell along it on every level, so its levels together take more rows of
+/// buckets than a pair search's: on the bullet-hell scene at 100k, 330 x 330 cells of
+/// level 0 and the coarser levels' rows need 164k buckets, past a table of 131k, which
+/// was then scattered (TableLayout::around). Scattered, half the entries a ray read
+/// belonged to other cells sharing a bucket. With twice the buckets the table is laid
+/// out, each cell its own bucket: 10^4 rays took 15.5-16.4 ms on lavapipe against
+/// 21.4-28.8 (BENCHMARKS.md). The cost is the buckets buffer, 8 bytes a bucket, sized
+/// for this table by both backends.
+pub fn query_bucket_count(bodies: usize) -> u32 {
+    bucket_count(bodies.saturating_mul(2))
+}
+
 /// The layer bits whose bodies wait to be found rather than search, chosen from the
 /// bodies' filters; 0 when waiting would not pay.
 ///

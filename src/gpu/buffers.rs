@@ -7,7 +7,7 @@ use std::mem::size_of;
 use super::collider::PAIRS_AT;
 use crate::collider::Pair;
 use crate::error::Error;
-use crate::grid::bucket_count;
+use crate::grid::query_bucket_count;
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
     GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
@@ -262,9 +262,13 @@ impl Buffers {
                 items(capacity.bodies, size_of::<BodyCell>()),
                 U::STORAGE,
             )?,
+            // For the query grid's table, twice the pairs' (query_bucket_count says why).
             buckets: make(
                 "buckets",
-                items(bucket_count(capacity.bodies as usize), size_of::<Bucket>()),
+                items(
+                    query_bucket_count(capacity.bodies as usize),
+                    size_of::<Bucket>(),
+                ),
                 U::STORAGE | U::COPY_DST,
             )?,
             // A body's index each (shaders/broad.wgsl says why no more).

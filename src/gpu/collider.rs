@@ -31,7 +31,7 @@ use crate::cell_size::{choose_grid, QueryGridChoice};
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
 use crate::contact::Contact;
 use crate::error::Error;
-use crate::grid::{bucket_count, GridParams};
+use crate::grid::{query_bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::motion::SweptPair;
 use crate::packed::{
@@ -447,11 +447,12 @@ impl GpuCollider {
     /// bucket count.
     fn begin_run(&self, encoder: &mut wgpu::CommandEncoder, run: &Run) -> u32 {
         let (queue, b) = (&self.context.queue, &self.buffers);
-        // The table scales with this frame's bodies, within the buffer sized for the capacity.
+        // The table scales with this frame's bodies, within the buffer sized for the
+        // capacity (for the query grid's table, the larger).
         let bucket_count = self
             .grid
             .bucket_count
-            .min(bucket_count(self.capacity.bodies as usize));
+            .min(query_bucket_count(self.capacity.bodies as usize));
         let c = &self.capacity;
         let [source_stride, source_position, source_angle] = match &run.source {
             Some(source) => source.words,
