@@ -165,7 +165,6 @@ fn accurate_rotation(angle: f32) -> vec2<f32> {
 // before the first sum, and each barrier costs llvmpipe a switch between the
 // workgroup's invocations (measured: the bounds stage of bullet-hell 100k took 3.9 ms
 // with it and 3.5 without).
-
 var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_waiters: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;

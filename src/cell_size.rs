@@ -317,6 +317,32 @@ mod tests {
         (library, infos, transforms)
     }
 
+    /// A bullet-hell scene of 30k bodies, a batch of 240 queries over it, and the query
+    /// grid chosen for them.
+    struct SparseCase {
+        scene: Scene,
+        batch: QueryBatch,
+        library: ShapeLibrary,
+        infos: Vec<BodyInfo>,
+        transforms: Vec<BodyTransform>,
+        chosen: GridParams,
+    }
+
+    fn sparse_query_case(seed: u64) -> SparseCase {
+        let scene = BulletHell::new(30_000, seed).scene;
+        let batch = batch_over(&scene, 240, seed);
+        let (library, infos, transforms) = prepared(&scene);
+        let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
+        SparseCase {
+            scene,
+            batch,
+            library,
+            infos,
+            transforms,
+            chosen,
+        }
+    }
+
     /// Cells plus entries the whole scene reads with `params`.
     fn whole_reads(scene: &Scene, params: &GridParams) -> u64 {
         let (library, infos, transforms) = prepared(scene);
@@ -399,10 +425,14 @@ mod tests {
         // A body per 25 x 25 units, most of them 3 to 6 across: the pairs' cells (twice
         // the median body) are mostly empty along a ray.
         for seed in [5, 6] {
-            let scene = BulletHell::new(30_000, seed).scene;
-            let batch = batch_over(&scene, 240, seed);
-            let (library, infos, transforms) = prepared(&scene);
-            let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
+            let SparseCase {
+                scene,
+                batch,
+                library,
+                infos,
+                chosen,
+                ..
+            } = sparse_query_case(seed);
             let pairs = GridParams::for_bodies(&library, &infos);
             assert!(chosen.base_cell > pairs.base_cell, "{chosen:?} {pairs:?}");
             let ratio = whole_query_reads(&scene, &batch, &chosen)
@@ -437,10 +467,13 @@ mod tests {
         // The rows of the bullet-hell scene's levels need more buckets than the pairs'
         // table has, fewer than the query grid's (query_bucket_count).
         for seed in [3, 4] {
-            let scene = BulletHell::new(30_000, seed).scene;
-            let batch = batch_over(&scene, 240, seed);
-            let (library, infos, transforms) = prepared(&scene);
-            let chosen = choose_query_grid(&library, &infos, &transforms, &batch);
+            let SparseCase {
+                library,
+                infos,
+                transforms,
+                chosen,
+                ..
+            } = sparse_query_case(seed);
             assert_ne!(
                 chosen.layout,
                 TableLayout::SCATTERED,

@@ -508,6 +508,7 @@ pub(crate) fn kernel_options() -> wgpu::PipelineCompilationOptions<'static> {
         ..Default::default()
     }
 }
+
 impl StageKernels {
     /// Compiles every kernel of `stage` from its one module.
     pub(crate) fn new(
