@@ -38,7 +38,7 @@ var<private> params: Params;
 @group(0) @binding(7) var<storage, read_write> dispatch_args: array<DispatchArgs>;
 @group(0) @binding(8) var<storage, read_write> long_pairs: array<LongPair>;
 @group(0) @binding(9) var<storage, read_write> tasks: array<u32>;
-@group(0) @binding(10) var<storage, read_write> binned: array<vec2<u32>>;
+@group(0) @binding(10) var<storage, read_write> verdicts: array<vec2<u32>>;
 @group(0) @binding(11) var<storage, read_write> header: PairsHeader;
 
 const FAR: f32 = 3.4e38;
@@ -418,92 +418,47 @@ fn emit_pair(pair: vec2<u32>) {
     }
 }
 
-// Crowded frames bin the candidates by kind pair before their tests, so that each kind
-// pair runs in a kernel of its own (narrow_polygon_polygon ... narrow_bitmask_bitmask)
-// and the invocations of a workgroup run the same code. The broad phase has packed each
-// candidate's kind pair into it (pack_candidate), so binning reads nothing else.
-// Measured on lavapipe, 10k bitmasks: the narrow phase took 10.8 ms as one kernel
-// branching on the kinds and 5.9 ms with the bitmask-bitmask test alone. Frames with few
-// candidates skip the bins and run `narrow`, one kernel for all: eight dispatches more
-// cost more than the divergence saves there (see BENCHMARKS.md).
+// Crowded frames test each kind pair's candidates in a kernel of its own
+// (narrow_polygon_polygon ... narrow_bitmask_bitmask), so that the invocations of a
+// workgroup run the same code: the broad phase has appended each candidate to its kind
+// pair's bin (emit_candidate in broad.wgsl), laid out by the host from an earlier
+// frame's counts. Measured on lavapipe, 10k bitmasks: the narrow phase took 10.8 ms as
+// one kernel branching on the kinds and 5.9 ms with the bitmask-bitmask test alone.
+// Frames with few candidates keep one list and run `narrow`, one kernel for all: six
+// dispatches more cost more than the divergence saves there (see BENCHMARKS.md).
 //
-// narrow_args   sizes the per-candidate dispatches;
-// bin_count     counts the candidates of each kind pair;
-// bin_args      lays the bins out one after another and sizes each kind pair's kernel;
-// bin_scatter   copies each candidate into its bin;
+// narrow_args   totals the bins, checks they held their candidates, sizes the dispatches;
 // narrow_<kind> tests its bin's candidates, handing long tests to narrow_task;
 // narrow        (few candidates) tests every candidate, whatever its kinds.
 
 @compute @workgroup_size(1)
 fn narrow_args() {
     params = uploaded_params;
+    // The sum saturates: each bin's count stops near the limit (at most 2^31), but six
+    // of them may pass 2^32, and the host refuses the frame either way.
+    var total = 0u;
+    var overflowed = 0u;
+    for (var bin = 0u; bin < PAIR_KINDS; bin++) {
+        let count = atomicLoad(&counters.bin_counts[bin]);
+        total = select(total + count, 0xffffffffu, total + count < total);
+        if count > bin_capacity(bin) {
+            overflowed |= 1u << bin;
+        }
+        if params.binned != 0u {
+            atomicStore(&counters.kind_counts[bin], count);
+        }
+        dispatch_args[ARGS_BINS + bin] = dispatch_for(min(count, bin_capacity(bin)));
+    }
+    atomicStore(&counters.candidates, total);
+    atomicStore(&counters.overflowed_bins, overflowed);
     dispatch_args[ARGS_NARROW] = dispatch_for(candidate_count());
 }
 
-@compute @workgroup_size(1)
-fn bin_args() {
-    var start = 0u;
-    for (var kind = 0u; kind < PAIR_KINDS; kind++) {
-        let count = atomicLoad(&counters.bin_counts[kind]);
-        atomicStore(&counters.bin_ends[kind], start);
-        dispatch_args[ARGS_BINS + kind] = dispatch_for(count);
-        start += count;
-    }
-}
-
-// The candidates stored (those past the buffer's end are counted, not stored: the host
-// grows and reruns, and the kernels below only keep within the buffers meanwhile).
+// The candidates stored in the one list of a frame that is not binned (those past the
+// buffer's end are counted, not stored: the host grows and reruns, and the kernels
+// below only keep within the buffers meanwhile).
 fn candidate_count() -> u32 {
     return min(atomicLoad(&counters.candidates), params.candidate_capacity);
-}
-
-// Candidates of each kind pair in this workgroup, then where the workgroup's share of
-// each bin starts: one global atomic per kind pair and workgroup, not one per candidate.
-// Zeroed by WGSL before the workgroup starts (see kernel_options in src/gpu/mod.rs).
-var<workgroup> group_bins: array<atomic<u32>, PAIR_KINDS>;
-var<workgroup> group_bin_starts: array<u32, PAIR_KINDS>;
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn bin_count(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    params = uploaded_params;
-    let index = global_index(workgroup, local);
-    if index < candidate_count() {
-        atomicAdd(&group_bins[candidate_kind(candidates[index])], 1u);
-    }
-    workgroupBarrier();
-    if local < PAIR_KINDS {
-        let count = atomicLoad(&group_bins[local]);
-        if count != 0u {
-            atomicAdd(&counters.bin_counts[local], count);
-        }
-    }
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn bin_scatter(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    params = uploaded_params;
-    let index = global_index(workgroup, local);
-    let present = index < candidate_count();
-    var stored = vec2<u32>(0u);
-    var rank = 0u;
-    if present {
-        stored = candidates[index];
-        rank = atomicAdd(&group_bins[candidate_kind(stored)], 1u);
-    }
-    workgroupBarrier();
-    if local < PAIR_KINDS {
-        let count = atomicLoad(&group_bins[local]);
-        if count != 0u {
-            group_bin_starts[local] = atomicAdd(&counters.bin_ends[local], count);
-        }
-    }
-    workgroupBarrier();
-    if present {
-        let slot = group_bin_starts[candidate_kind(stored)] + rank;
-        if slot < params.candidate_capacity {
-            binned[slot] = unpack_candidate(stored);
-        }
-    }
 }
 
 // Every candidate, whatever its kind pair (frames with few candidates).
@@ -516,6 +471,8 @@ fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
     }
     let stored = candidates[index];
     let candidate = unpack_candidate(stored);
+    // Counted for the host, which lays out the bins of a crowded frame from them.
+    atomicAdd(&counters.kind_counts[candidate_kind(stored)], 1u);
     if decide_or_hand_over(plan_for(candidate_kind(stored), candidate.x, candidate.y), candidate) {
         emit_pair(candidate);
     }
@@ -525,15 +482,10 @@ fn narrow(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
 // narrow_task. `kind` is a constant in every caller (see plan_for).
 fn narrow_bin(kind: u32, workgroup: vec3<u32>, local: u32) {
     let index = global_index(workgroup, local);
-    let count = atomicLoad(&counters.bin_counts[kind]);
-    if index >= count {
+    if index >= min(atomicLoad(&counters.bin_counts[kind]), bin_capacity(kind)) {
         return;
     }
-    let slot = atomicLoad(&counters.bin_ends[kind]) - count + index;
-    if slot >= params.candidate_capacity {
-        return;
-    }
-    let candidate = binned[slot];
+    let candidate = unpack_candidate(candidates[bin_start(kind) + index]);
     if decide_or_hand_over(plan_for(kind, candidate.x, candidate.y), candidate) {
         emit_pair(candidate);
     }
@@ -653,6 +605,7 @@ fn publish() {
     // invocation stopped by the loop guard and every body readable: then the pair buffer
     // holds the frame's every pair.
     let complete = atomicLoad(&counters.candidates) <= min(params.candidate_capacity, params.candidate_limit)
+        && atomicLoad(&counters.overflowed_bins) == 0u
         && count <= params.pair_capacity
         && atomicLoad(&counters.deferred) <= params.deferred_capacity
         && atomicLoad(&counters.long_pairs) <= params.long_pair_capacity

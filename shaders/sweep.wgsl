@@ -27,8 +27,8 @@
 //
 // Kernels, after narrow_args sized one thread per candidate:
 // sweep            decides each candidate whose static test and time of impact are one
-//                  chunk each, and writes its verdict into `binned` (unused in a frame
-//                  with motion); a longer one gets the verdict "long";
+//                  chunk each, and writes its verdict into `verdicts`; a longer one
+//                  gets the verdict "long";
 // sweep_hand_over  appends the hits with their times, and hands the long ones over in
 //                  blocks of WORKGROUP_SIZE chunks (one workgroup of sweep_task a block);
 //                  a test too long even for that goes to the host (HOST_TOI);
@@ -51,7 +51,7 @@ const HOST_TOI: f32 = -1.0;
 // sweeping over a 2048 x 2048 mask, and a loop well within the cap.
 const MAX_BLOCKS: u32 = 16384u;
 
-// Verdicts of `sweep`, in `binned[candidate]`: (VERDICT_MISS, _), (VERDICT_HIT, toi bits),
+// Verdicts of `sweep`, in `verdicts[candidate]`: (VERDICT_MISS, _), (VERDICT_HIT, toi bits),
 // (VERDICT_LONG + static chunks, toi chunks) or (VERDICT_HOST, _).
 const VERDICT_MISS: u32 = 0u;
 const VERDICT_HIT: u32 = 1u;
@@ -447,7 +447,7 @@ fn sweep(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let stored = candidates[index];
     let candidate = unpack_candidate(stored);
-    binned[index] = sweep_verdict(plan_for(candidate_kind(stored), candidate.x, candidate.y));
+    verdicts[index] = sweep_verdict(plan_for(candidate_kind(stored), candidate.x, candidate.y));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -457,7 +457,7 @@ fn sweep_hand_over(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_i
     if index >= candidate_count() {
         return;
     }
-    let verdict = binned[index];
+    let verdict = verdicts[index];
     let candidate = unpack_candidate(candidates[index]);
     if verdict.x == VERDICT_HIT {
         emit_swept(candidate, bitcast<f32>(verdict.y));

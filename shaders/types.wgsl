@@ -71,6 +71,13 @@ struct Params {
     // How the grid's cells are laid out in its table (cell_bucket in grid.wgsl).
     row_stride: u32,
     level_step: u32,
+    // Where the broad phase puts the candidates: bin b holds slots bin_starts[b] ..
+    // bin_starts[b + 1] of the candidate buffer (entry PAIR_KINDS is the buffer's end),
+    // entry b at bin_starts[b / 4][b % 4]. In a binned frame each kind pair has its bin,
+    // laid out from the counts of an earlier frame; otherwise bin 0 is the whole buffer.
+    bin_starts: array<vec4<u32>, 2>,
+    // 1 when each kind pair has its own bin, 0 when every candidate goes to bin 0.
+    binned: u32,
 }
 
 struct BodyCell {
@@ -144,10 +151,15 @@ struct Counters {
     tasks: atomic<u32>,
     // Invocations that met the loop guard: a bug if ever non-zero, reported as an error.
     unfinished: atomic<u32>,
-    // Candidates of each kind pair (bin_count), and where each kind pair's candidates end
-    // in the binned list: bin_args sets them to where they start, bin_scatter advances them.
+    // Candidates appended to each bin by the broad phase (bin_of), also those past the
+    // bin's end; `candidates` is their sum, set by narrow_args.
     bin_counts: array<atomic<u32>, PAIR_KINDS>,
-    bin_ends: array<atomic<u32>, PAIR_KINDS>,
+    // Candidates of each kind pair, by which the host lays out a later frame's bins:
+    // the bins' counts in a binned frame, counted by `narrow` otherwise.
+    kind_counts: array<atomic<u32>, PAIR_KINDS>,
+    // Bits of the bins whose candidates did not all fit (narrow_args): the host lays the
+    // bins out again from kind_counts and runs the frame again.
+    overflowed_bins: atomic<u32>,
     // Bodies of the caller's buffer with a position or angle the pipeline cannot take,
     // and the first of them as !index (an atomic maximum; 0 is none).
     invalid_bodies: atomic<u32>,
@@ -242,6 +254,27 @@ fn unpack_candidate(stored: vec2<u32>) -> vec2<u32> {
 
 fn candidate_kind(stored: vec2<u32>) -> u32 {
     return stored.y >> PAIR_KIND_SHIFT;
+}
+
+// The bin the broad phase appends a candidate of kind pair `kind` to (see
+// Params::bin_starts): its kind pair's in a binned frame, the one list otherwise.
+fn bin_of(kind: u32) -> u32 {
+    return kind * params.binned;
+}
+
+// Entry `b` of Params::bin_starts: the first slot of bin `b`, or for b = PAIR_KINDS the
+// buffer's end. Picked with selects, not indexed: the broad phase asks on every turn of
+// its walk, and llvmpipe reads an array at an index that varies between invocations one
+// invocation at a time (measured: indexing cost the bitmask scenes' broad stage 0.3 ms).
+fn bin_start(b: u32) -> u32 {
+    let starts = select(params.bin_starts[0], params.bin_starts[1], b >= 4u);
+    let at = b & 3u;
+    return select(select(starts.x, starts.y, at == 1u), select(starts.z, starts.w, at == 3u), at >= 2u);
+}
+
+// Slots of bin `bin`.
+fn bin_capacity(bin: u32) -> u32 {
+    return bin_start(bin + 1u) - bin_start(bin);
 }
 
 // Workgroup counts of an indirect dispatch. Mirrors `DispatchArgs` in src/packed.rs.

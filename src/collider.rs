@@ -95,6 +95,10 @@ pub struct FrameStats {
     pub candidates: Option<u64>,
     /// Time per stage, where the backend can measure it (GPU timestamp queries).
     pub stages: Option<StageTimes>,
+    /// Times the GPU pipeline ran to find the frame: more than once when a buffer had to
+    /// grow, or when the candidates of each kind pair outgrew the bins an earlier frame
+    /// laid out for them. `None` on backends that always run once.
+    pub runs: Option<u32>,
 }
 
 /// Milliseconds spent per stage of one frame.

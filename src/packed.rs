@@ -66,8 +66,8 @@ pub const LOOP_GUARD: u32 = 32768;
 /// [`crate::grid::sweep_reach`]). Otherwise the fine bodies look up.
 pub const SWEEP_BUDGET: u32 = 4096;
 
-/// Slots of the indirect-dispatch argument buffer: the binning of the candidates by
-/// kind pair, `broad_deferred` over the handed-over pieces, `narrow_task` over the
+/// Slots of the indirect-dispatch argument buffer: `narrow` (or the swept kernels) over
+/// the candidates of a frame that keeps them in one list, `broad_deferred` over the handed-over pieces, `narrow_task` over the
 /// chunks of long tests, `narrow_finish` over the long tests, `broad` over the bodies
 /// that search, then one slot per kind pair (`ARGS_BINS + kind pair`) for the narrow
 /// kernel of that kind pair.
@@ -91,14 +91,15 @@ pub const ARGS_COUNT: u32 = ARGS_BINS + PAIR_KINDS;
 pub const PAIR_KINDS: u32 = 6;
 
 /// Candidates of a frame from which the GPU bins the next frame's candidates by kind pair
-/// (a frame with fewer runs one narrow kernel for all). Measured on lavapipe
-/// (BENCHMARKS.md, "The narrow phase by kind pair"): binning costs about 0.2 ms of
-/// dispatches a frame and saves about 2 ms per 20k crowded candidates.
+/// (a frame with fewer keeps one list and runs one narrow kernel for all). Measured on
+/// lavapipe (BENCHMARKS.md, "The narrow phase by kind pair"): a kernel per kind pair
+/// saves about 2 ms per 20k crowded candidates, and costs a dispatch for each kind pair
+/// present.
 pub const BIN_FROM_CANDIDATES: u32 = 4096;
 
 /// A candidate as the GPU's broad phase stores it carries its kind pair in the top bits of
-/// its second body index, so the narrow phase bins it without reading either body's
-/// shape again; [`MAX_BODIES`] keeps those bits free.
+/// its second body index, so the narrow phase of a frame that keeps one list tests it
+/// without reading either body's shape again; [`MAX_BODIES`] keeps those bits free.
 pub const PAIR_KIND_SHIFT: u32 = 29;
 
 /// The most bodies a frame may have on the GPU (see [`PAIR_KIND_SHIFT`]); far beyond
@@ -292,6 +293,16 @@ pub struct Params {
     pub row_stride: u32,
     /// See [`crate::grid::TableLayout::level_step`].
     pub level_step: u32,
+    /// Where the broad phase puts the candidates: bin `b` holds slots
+    /// `bin_starts[b] .. bin_starts[b + 1]` of the candidate buffer (entry [`PAIR_KINDS`]
+    /// is the buffer's end), entry `b` at `[b / 4][b % 4]` (a uniform's arrays step by 16
+    /// bytes). Laid out by `gpu::bins`.
+    pub bin_starts: [[u32; 4]; 2],
+    /// 1 when each kind pair's candidates go to a bin of their own, 0 when every
+    /// candidate goes to bin 0.
+    pub binned: u32,
+    /// Pads the struct to a multiple of 16 bytes, as WGSL lays out a uniform.
+    pub padding: [u32; 3],
 }
 
 /// [`Params::source_angle`] when the caller's buffer holds no angles.
@@ -395,11 +406,15 @@ pub struct Counters {
     pub tasks: u32,
     /// Invocations stopped by [`LOOP_GUARD`]; the host fails the frame if any.
     pub unfinished: u32,
-    /// Candidates of each kind pair ([`PAIR_KINDS`]), counted by `bin_count`.
+    /// Candidates the broad phase appended to each bin (see [`Params::bin_starts`]),
+    /// also those past the bin's end; `candidates` is their sum.
     pub bin_counts: [u32; PAIR_KINDS as usize],
-    /// Where each kind pair's candidates end in the binned list once `bin_scatter` ran
-    /// (they start at `bin_ends[k] - bin_counts[k]`).
-    pub bin_ends: [u32; PAIR_KINDS as usize],
+    /// Candidates of each kind pair ([`PAIR_KINDS`]), whether binned or not: what the
+    /// host lays out a later frame's bins from.
+    pub kind_counts: [u32; PAIR_KINDS as usize],
+    /// Bits of the bins whose candidates did not all fit: the frame runs again with its
+    /// bins laid out from `kind_counts`.
+    pub overflowed_bins: u32,
     /// Bodies whose position (or angle) read from the caller's buffer was not finite,
     /// or not a whole number for a bitmask (`read_bodies`).
     pub invalid_bodies: u32,

@@ -153,8 +153,76 @@ fn overflowing_buffers_grow_and_nothing_is_lost() {
     assert_eq!(reference_pairs(&scene), all);
     assert_eq!(cpu_pairs(&scene), all);
     if let Some(context) = gpu() {
-        assert_eq!(gpu_pairs(&context, &scene), all);
+        // The second frame puts the crowded cell's candidates in their kind pair's bin,
+        // where broad_deferred reads the pieces handed over.
+        let library = scene.validate().expect("valid");
+        let mut collider = GpuCollider::new(&context, library).expect("collider");
+        for frame in 0..2 {
+            let found = collider.find_pairs(&scene.bodies).expect("gpu");
+            assert_eq!(found, all, "frame {frame}");
+        }
+        assert_eq!(
+            collider.last_frame().runs,
+            Some(1),
+            "grown once and for all"
+        );
     }
+}
+
+/// A crowded frame's broad phase puts each kind pair's candidates in a bin laid out from
+/// an earlier frame's counts (`gpu::bins`). Bodies that turn from circles into diamonds
+/// overnight find the polygon pairs' bin far too small: the frame must run again with
+/// bins laid out from its own counts and lose nothing, and the frame after must fit.
+#[test]
+fn bins_laid_out_for_other_kind_pairs_run_again_and_lose_nothing() {
+    let Some(context) = gpu() else { return };
+    // A diamond has the circle's box and, on this lattice, its pairs: the four nearest.
+    let diamond = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]];
+    let scene_of = |shape: u32| {
+        // A lattice 1.5 apart: each body's box meets its eight neighbours' (about 12k
+        // candidates), and its shape touches the four nearest.
+        let bodies: Vec<serde_json::Value> = (0..3000)
+            .map(|k| serde_json::json!({"shape": shape, "x": (k % 60) as f32 * 1.5, "y": (k / 60) as f32 * 1.5}))
+            .collect();
+        let text = serde_json::json!({"shapes": [{"circle": 1.0}, {"polygon": diamond}], "bodies": bodies});
+        Scene::from_json(&text.to_string()).expect("valid")
+    };
+    let (circles, diamonds) = (scene_of(0), scene_of(1));
+    let library = circles.validate().expect("valid");
+    let mut collider = GpuCollider::new(&context, library).expect("collider");
+    let expected_circles = cpu_pairs(&circles);
+    let expected_diamonds = cpu_pairs(&diamonds);
+    assert!(expected_circles.len() > 5000 && expected_diamonds.len() > 5000);
+    for frame in 0..2 {
+        let found = collider.find_pairs(&circles.bodies).expect("circles");
+        assert_eq!(found, expected_circles, "circles, frame {frame}");
+    }
+    let stats = collider.last_frame();
+    assert!(stats.candidates.expect("counted") >= BIN_FROM_CANDIDATES as u64);
+    assert_eq!(
+        stats.runs,
+        Some(1),
+        "the second frame's bins held its candidates"
+    );
+    let found = collider.find_pairs(&diamonds.bodies).expect("diamonds");
+    assert_eq!(
+        found, expected_diamonds,
+        "diamonds in bins laid out for circles"
+    );
+    assert_eq!(
+        collider.last_frame().runs,
+        Some(2),
+        "the polygon pairs outgrew their bin, and the frame ran again"
+    );
+    let found = collider
+        .find_pairs(&diamonds.bodies)
+        .expect("diamonds again");
+    assert_eq!(found, expected_diamonds, "diamonds, next frame");
+    assert_eq!(
+        collider.last_frame().runs,
+        Some(1),
+        "bins laid out for diamonds"
+    );
 }
 
 /// One collider of each backend over frames whose bodies move, change filters and grow in

@@ -222,7 +222,9 @@ fn rust_structs_mirror_wgsl_structs() {
             waiter_layers,
             swept,
             row_stride,
-            level_step
+            level_step,
+            bin_starts,
+            binned
         ]
     );
     assert_mirrors!(
@@ -275,7 +277,8 @@ fn rust_structs_mirror_wgsl_structs() {
             tasks,
             unfinished,
             bin_counts,
-            bin_ends,
+            kind_counts,
+            overflowed_bins,
             invalid_bodies,
             first_invalid
         ]

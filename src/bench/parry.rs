@@ -261,6 +261,7 @@ impl Collider for ParryCollider {
         self.last = FrameStats {
             candidates: Some(candidates),
             stages: None,
+            runs: None,
         };
         Ok(sorted_pairs(pairs))
     }
@@ -324,6 +325,7 @@ impl Collider for ParryCollider {
         self.last = FrameStats {
             candidates: Some(candidates),
             stages: None,
+            runs: None,
         };
         pairs.sort_unstable_by_key(|p| p.pair);
         Ok(pairs)

@@ -181,6 +181,7 @@ impl CpuCollider {
         self.last = FrameStats {
             candidates: Some(candidates.len() as u64),
             stages: None,
+            runs: None,
         };
         Ok(candidates)
     }

@@ -71,6 +71,7 @@ impl ReferenceCollider {
         self.last = FrameStats {
             candidates: Some(candidates.len() as u64),
             stages: None,
+            runs: None,
         };
         Ok(Frame {
             transforms,

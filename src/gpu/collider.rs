@@ -24,7 +24,7 @@ use super::query::QueryBuffers;
 use super::readback::read_mapped;
 use super::record::Recordings;
 use super::timing::{StageTimer, STAMP_BYTES};
-use super::{bounds, broad, narrow, StageGroups};
+use super::{bins, bounds, broad, narrow, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::cell_size::{choose_grid, QueryGridChoice};
@@ -36,7 +36,7 @@ use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::motion::SweptPair;
 use crate::packed::{
     BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, GridInfo, LongPair, Params,
-    SweptLongPair, MAX_BODIES, NO_SOURCE_ANGLE,
+    SweptLongPair, MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
 use crate::query::{QueryAnswers, QueryBatch};
 use crate::shaders::Stage;
@@ -69,6 +69,9 @@ pub struct GpuCollider {
     /// Per-stage GPU times, where the device has timestamp queries.
     timer: Option<StageTimer>,
     last: FrameStats,
+    /// Candidates of each kind pair in the last frame that counted them (every frame
+    /// without motion), from which a crowded frame lays out its bins (`super::bins`).
+    kind_counts: [u32; PAIR_KINDS as usize],
     /// Reused every frame so a frame allocates nothing on the host; `angles` are those the
     /// transforms' rotations were computed from (see [`update_transforms`]).
     pub(crate) transforms: Vec<BodyTransform>,
@@ -165,6 +168,7 @@ impl GpuCollider {
                 grid,
                 timer: StageTimer::new(device, &context.queue),
                 last: FrameStats::default(),
+                kind_counts: [0; PAIR_KINDS as usize],
                 transforms: Vec::new(),
                 angles: Vec::new(),
                 infos: Vec::new(),
@@ -381,8 +385,7 @@ impl GpuCollider {
     /// submission) and records its three stages into `encoder`.
     pub(crate) fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, run: &Run) {
         let bucket_count = self.begin_run(encoder, run);
-        // Bins by kind pair pay once candidates are many; the last frame's count says.
-        let binned = self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64;
+        let binned = self.bins_candidates(run);
         let timer = self.timer.as_ref().filter(|_| run.timed);
         // One pass per stage, so that each can be timed.
         let p = &self.pipelines;
@@ -442,6 +445,21 @@ impl GpuCollider {
         broad::dispatch_grid(&p.broad, &mut pass, &g.broad, bodies, bucket_count);
     }
 
+    /// Whether the run's broad phase puts each kind pair's candidates in a bin of their
+    /// own: bins pay once candidates are many, as the last frame's count says, and a
+    /// frame with motion reads its candidates as one list.
+    fn bins_candidates(&self, run: &Run) -> bool {
+        !run.swept && self.last.candidates.unwrap_or(0) >= narrow::BIN_FROM_CANDIDATES as u64
+    }
+
+    /// Keeps a frame's counts of candidates by kind pair, from which later crowded frames
+    /// lay out their bins; a frame with motion does not count them.
+    pub(crate) fn note_kind_counts(&mut self, c: &Counters, swept: bool) {
+        if !swept {
+            self.kind_counts = c.kind_counts;
+        }
+    }
+
     /// Writes the run's parameters (through the queue, so they apply at its next
     /// submission) and records the clearing of the counters and the grid; the grid's
     /// bucket count.
@@ -454,6 +472,7 @@ impl GpuCollider {
             .bucket_count
             .min(query_bucket_count(self.capacity.bodies as usize));
         let c = &self.capacity;
+        let binned = self.bins_candidates(run);
         let [source_stride, source_position, source_angle] = match &run.source {
             Some(source) => source.words,
             None => [0, 0, NO_SOURCE_ANGLE],
@@ -479,6 +498,9 @@ impl GpuCollider {
             swept: run.swept as u32,
             row_stride: self.grid.layout.row_stride,
             level_step: self.grid.layout.level_step,
+            bin_starts: bins::bin_starts(binned.then_some(&self.kind_counts), c.candidates),
+            binned: binned as u32,
+            padding: [0; 3],
         };
         queue.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&b.counters, 0, None);
@@ -558,6 +580,7 @@ impl GpuCollider {
         self.last = FrameStats {
             candidates: Some(candidates),
             stages: None,
+            runs: Some(1),
         };
     }
 
@@ -598,6 +621,7 @@ impl GpuCollider {
                 narrow,
                 readback: (total_ms - upload_ms - bounds - broad - narrow).max(0.0),
             }),
+            runs: Some(found.runs),
         };
         Ok(found)
     }
@@ -623,7 +647,9 @@ impl GpuCollider {
             } else {
                 self.run(count, lookers, limit, swept)?
             };
+            found.runs += 1;
             let c = frame.counters;
+            self.note_kind_counts(&c, swept);
 
             if c.unfinished > 0 {
                 return Err(Error::Gpu(format!(
@@ -679,11 +705,11 @@ impl GpuCollider {
                 }
                 return Ok(());
             }
-            if c.candidates <= cap.candidates
+            let fits = c.candidates <= cap.candidates
                 && c.pairs <= cap.pairs
                 && c.long_pairs <= cap.long_pairs
-                && c.tasks <= cap.tasks
-            {
+                && c.tasks <= cap.tasks;
+            if fits && c.overflowed_bins == 0 {
                 found.candidates += c.candidates as u64;
                 found.pairs.extend(frame.pairs);
                 found.contacts.extend(frame.contacts);
@@ -694,14 +720,19 @@ impl GpuCollider {
                 };
                 return Ok(());
             }
-            // Some did not fit: grow whatever overflowed and run again.
-            self.grow(Capacity {
-                candidates: cap.candidates.max(grown(c.candidates)),
+            // Some did not fit: grow whatever overflowed and run again. Bins that did not
+            // hold their candidates in a buffer that did are laid out again from this
+            // frame's counts, which hold it (a buffer with little spare grows too).
+            let wanted = Capacity {
+                candidates: cap.candidates.max(bins::candidate_room(&c)),
                 pairs: cap.pairs.max(grown(c.pairs)),
                 long_pairs: cap.long_pairs.max(grown(c.long_pairs)),
                 tasks: cap.tasks.max(grown(c.tasks)),
                 ..cap
-            })?;
+            };
+            if !fits || wanted != cap {
+                self.grow(wanted)?;
+            }
             self.reupload(bodies, swept);
         }
     }
@@ -776,6 +807,8 @@ pub(crate) struct Found {
     stage_ms: Option<[f64; 3]>,
     /// The pairs' contacts, in the same order, when the contact pass runs.
     contacts: Vec<GpuContact>,
+    /// Runs of the pipeline, every slice's and every rerun's.
+    runs: u32,
 }
 
 impl Collider for GpuCollider {

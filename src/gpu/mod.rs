@@ -2,6 +2,7 @@
 //! stages' pipelines (one module each, named as their WGSL file), the one readback
 //! helper, and [`GpuCollider`], which owns the buffers and runs a frame.
 
+mod bins;
 pub mod bounds;
 pub mod broad;
 mod buffers;
@@ -498,8 +499,8 @@ pub(crate) struct StageGroups(Vec<Option<wgpu::BindGroup>>);
 
 /// How every kernel is compiled: with its workgroup memory zeroed before the first
 /// invocation runs, as WGSL promises and wgpu does by default. The kernels that sum into
-/// workgroup memory (`bounds`, `bin_count`, `bin_scatter`) count on it rather than
-/// clearing the memory themselves: their own clearing cost a second barrier per
+/// workgroup memory (`bounds`) count on it rather than clearing the memory themselves:
+/// their own clearing cost a second barrier per
 /// workgroup, which llvmpipe pays as a switch between the workgroup's invocations
 /// (measured: the bounds stage of bullet-hell 100k took 10% longer).
 pub(crate) fn kernel_options() -> wgpu::PipelineCompilationOptions<'static> {

@@ -1,18 +1,19 @@
 //! Stage 3 on the GPU, narrow phase: host side of `shaders/narrow.wgsl`. The counts
-//! stay on the GPU: `narrow_args` sizes the dispatches from the candidate count and the
-//! bins the broad phase counted. A crowded frame copies the candidates into bins by
-//! kind pair (`bin_scatter`) and tests each bin with the kernel of its kind pair; a
-//! frame with few candidates tests them all with `narrow`. Then `long_args` sizes the
-//! chunks of long tests (`narrow_task`) and their verdicts (`narrow_finish`) likewise.
-//! A frame with motion runs the swept kernels of `shaders/sweep.wgsl` instead.
+//! stay on the GPU: `narrow_args` sizes the dispatches from the bins the broad phase
+//! appended to. In a crowded frame the broad phase has put each kind pair's candidates
+//! in a bin of their own ([`super::bins`]), and each bin is tested by the kernel of its
+//! kind pair; a frame with few candidates keeps one list and tests it with `narrow`.
+//! Then `long_args` sizes the chunks of long tests (`narrow_task`) and their verdicts
+//! (`narrow_finish`) likewise. A frame with motion runs the swept kernels of
+//! `shaders/sweep.wgsl` instead.
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
 pub(crate) use crate::packed::BIN_FROM_CANDIDATES;
 use crate::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS, PAIR_KINDS};
 
-/// The bindings of every kind pair's kernel.
-const BIN_KERNEL_BINDINGS: &[u32] = &[0, 1, 2, 3, 5, 6, 8, 9, 10];
+/// The bindings of the kernels that test candidates: `narrow` and every kind pair's.
+const TEST_BINDINGS: &[u32] = &[0, 1, 2, 3, 4, 5, 6, 8, 9];
 
 /// The stage's kernels in dispatch order, with the bindings each one uses; the kind
 /// pairs' kernels are in `PAIR_*` order.
@@ -22,44 +23,32 @@ pub(crate) const KERNELS: &[Kernel] = &[
         bindings: &[0, 5, 7],
     },
     Kernel {
-        entry: "bin_count",
-        bindings: &[0, 4, 5],
-    },
-    Kernel {
-        entry: "bin_args",
-        bindings: &[5, 7],
-    },
-    Kernel {
-        entry: "bin_scatter",
-        bindings: &[0, 4, 5, 10],
-    },
-    Kernel {
         entry: "narrow",
-        bindings: &[0, 1, 2, 3, 4, 5, 6, 8, 9],
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "narrow_polygon_polygon",
-        bindings: BIN_KERNEL_BINDINGS,
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "narrow_polygon_circle",
-        bindings: BIN_KERNEL_BINDINGS,
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "narrow_polygon_bitmask",
-        bindings: BIN_KERNEL_BINDINGS,
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "narrow_circle_circle",
-        bindings: BIN_KERNEL_BINDINGS,
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "narrow_circle_bitmask",
-        bindings: BIN_KERNEL_BINDINGS,
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "narrow_bitmask_bitmask",
-        bindings: BIN_KERNEL_BINDINGS,
+        bindings: TEST_BINDINGS,
     },
     Kernel {
         entry: "long_args",
@@ -101,10 +90,10 @@ pub(crate) const KERNELS: &[Kernel] = &[
 ];
 
 /// Index in [`KERNELS`] of `sweep`, the first kernel of a frame with motion.
-const SWEEP_KERNELS: usize = 15;
+const SWEEP_KERNELS: usize = 12;
 
 /// Index in [`KERNELS`] of the first kind pair's kernel.
-const FIRST_BIN_KERNEL: usize = 5;
+const FIRST_BIN_KERNEL: usize = 2;
 
 /// The buffer at each binding number of `shaders/narrow.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
@@ -118,23 +107,23 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (7, Slot::DispatchArgs),
     (8, Slot::LongPairs),
     (9, Slot::Tasks),
-    (10, Slot::Binned),
+    (10, Slot::Verdicts),
     (11, Slot::Header),
     (12, Slot::Velocities),
     (13, Slot::Tois),
     (14, Slot::SweptLongPairs),
 ];
 
-/// When `binned`, one thread per candidate to bin them and one per candidate of each
-/// kind pair; else one per candidate. Then one per chunk of a long test and one per long
+/// When `binned`, one thread per candidate of each kind pair's bin; else one per
+/// candidate. Then one per chunk of a long test and one per long
 /// test. Every size is set on the GPU. With `publish`, last, the header a caller's
 /// shaders read (a frame recorded into the caller's encoder).
 ///
 /// A frame with motion (`swept`) runs the kernels of `shaders/sweep.wgsl` instead,
 /// after the same `narrow_args`: `sweep` and `sweep_hand_over` over the candidates, then
 /// `sweep_task` over the blocks of chunks of long tests and `sweep_finish` over those
-/// tests. It never bins (its verdicts use the bins' buffer) and never publishes
-/// (recorded frames are static).
+/// tests. It never bins (its kernels read the candidates as one list) and never
+/// publishes (recorded frames are static).
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
@@ -155,15 +144,12 @@ pub(crate) fn dispatch(
         return;
     }
     if binned {
-        kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
-        kernels.dispatch(pass, groups, 2, (1, 1));
-        kernels.dispatch_indirect(pass, groups, 3, &b.dispatch_args, ARGS_NARROW);
         for kind in 0..PAIR_KINDS {
             let kernel = FIRST_BIN_KERNEL + kind as usize;
             kernels.dispatch_indirect(pass, groups, kernel, &b.dispatch_args, ARGS_BINS + kind);
         }
     } else {
-        kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_NARROW);
+        kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
     }
     let next = FIRST_BIN_KERNEL + PAIR_KINDS as usize;
     kernels.dispatch(pass, groups, next, (1, 1));

@@ -191,6 +191,7 @@ impl GpuCollider {
             self.keep_stats(FrameStats {
                 candidates: Some(0),
                 stages: None,
+                runs: Some(0),
             });
             return Ok(Vec::new());
         };
@@ -272,9 +273,11 @@ impl GpuCollider {
             },
             to_host,
         ) = result?;
+        self.note_kind_counts(&c, work.swept);
         let [candidates, pair_room, deferred, long_pairs, tasks] = work.room;
         let clean = !to_host
             && c.unfinished == 0
+            && c.overflowed_bins == 0
             && c.deferred <= deferred
             && c.candidates as u64 <= work.limit
             && c.candidates <= candidates
@@ -282,7 +285,14 @@ impl GpuCollider {
             && c.long_pairs <= long_pairs
             && c.tasks <= tasks;
         if !clean {
-            return self.find_pairs(&work.bodies);
+            let pairs = self.find_pairs(&work.bodies)?;
+            // The submitted run counts too.
+            let stats = self.last_frame();
+            self.keep_stats(FrameStats {
+                runs: stats.runs.map(|runs| runs + 1),
+                ..stats
+            });
+            return Ok(pairs);
         }
         self.keep_stats(FrameStats {
             candidates: Some(c.candidates as u64),
@@ -293,6 +303,7 @@ impl GpuCollider {
                 narrow,
                 readback: 0.0,
             }),
+            runs: Some(1),
         });
         Ok(sorted_pairs(pairs))
     }

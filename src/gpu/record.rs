@@ -17,9 +17,9 @@
 use std::mem::size_of;
 use std::sync::{Arc, Mutex};
 
-use super::bounds;
 use super::buffers::{grown, Capacity};
 use super::collider::{body_count, GpuCollider, Run, SourceBinding};
+use super::{bins, bounds};
 use crate::body::Body;
 use crate::error::{Error, Location, SceneError};
 use crate::packed::{Counters, PairsHeader, NO_SOURCE_ANGLE};
@@ -469,6 +469,7 @@ impl GpuCollider {
                 complete: header.complete == 1,
             });
             self.note_candidates(c.candidates as u64);
+            self.note_kind_counts(c, false);
         }
         if c.unfinished > 0 {
             return Err(Error::Gpu(format!(
@@ -498,14 +499,17 @@ impl GpuCollider {
         }
         // Judged against the buffers now, which an earlier frame's counts may have grown.
         let now = self.capacity;
+        // Bins that did not hold their candidates are laid out again from the counts
+        // just kept; a buffer with little spare for them grows.
         let overflowed = c.candidates > now.candidates
+            || (c.overflowed_bins != 0 && bins::candidate_room(c) > now.candidates)
             || c.pairs > now.pairs
             || c.deferred > now.deferred
             || c.long_pairs > now.long_pairs
             || c.tasks > now.tasks;
         if overflowed {
             self.grow(Capacity {
-                candidates: now.candidates.max(grown(c.candidates)),
+                candidates: now.candidates.max(bins::candidate_room(c)),
                 pairs: now.pairs.max(grown(c.pairs)),
                 deferred: now.deferred.max(grown(c.deferred)),
                 long_pairs: now.long_pairs.max(grown(c.long_pairs)),
