@@ -117,8 +117,8 @@ pub struct StageTimes {
     pub readback: f64,
 }
 
-/// Pairs sorted ascending, as the format prints them.
+/// Pairs sorted ascending, as the format prints them ([`crate::pair_sort`]).
 pub fn sorted_pairs(mut pairs: Vec<Pair>) -> Vec<Pair> {
-    pairs.sort_unstable();
+    crate::pair_sort::sort_pairs(&mut pairs);
     pairs
 }

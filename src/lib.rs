@@ -63,6 +63,7 @@ pub mod grid;
 pub mod library;
 pub mod motion;
 pub mod packed;
+pub mod pair_sort;
 pub mod query;
 pub mod scene;
 pub mod shaders;

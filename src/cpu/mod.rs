@@ -199,7 +199,7 @@ impl CpuCollider {
                 narrow::bodies_collide(library, transforms, infos, i as usize, j as usize)
             })
             .collect();
-        pairs.par_sort_unstable();
+        crate::pair_sort::sort_pairs(&mut pairs);
         Ok(pairs)
     }
 }
