@@ -151,8 +151,9 @@ pub struct RecordedCounts {
     pub pairs: u32,
     /// Its candidate pairs (box overlaps whose filters agree).
     pub candidates: u32,
-    /// Whether its pair buffer held all its pairs. When not, the buffers have grown since
-    /// (or the next `record` fails, naming why), so a later frame has room.
+    /// Whether it tested every candidate and its pair buffer held all its pairs. When
+    /// not, the buffers have grown or the kind pairs' bins been laid out again from its
+    /// counts since (or the next `record` fails, naming why), so a later frame has room.
     pub complete: bool,
 }
 
