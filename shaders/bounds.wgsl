@@ -27,15 +27,32 @@ var<private> params: Params;
 @group(0) @binding(9) var<storage, read_write> bucket_counters: array<AtomicBucket>;
 @group(0) @binding(10) var<storage, read_write> grid_info_counters: AtomicGridInfo;
 
+// Frames where some bodies wait (they append their few seekers to the list), and the
+// queries' grid (nobody looks).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
+    place_bodies(workgroup, local, false);
+}
+
+// Frames where no body waits: every body is listed, each workgroup's in order of
+// seeker_key. A kernel of its own, because llvmpipe runs the code of a branch its
+// invocations do not take, and the keying cost bullet-hell 100k's bounds stage 0.15 ms
+// as a branch on the parameters.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bounds_in_order(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
+    place_bodies(workgroup, local, true);
+}
+
+// The bounds kernels' work; `in_order`, a constant in each, keys the seekers.
+fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
     let i = global_index(workgroup, local);
     var listed = Listed(0u, NOT_LISTED, false);
     if i < params.body_count {
         let box = world_box(i);
         aabbs[i] = box;
-        listed = assign_cell(i, box);
+        listed = assign_cell(i, box, in_order);
     }
     // One global atomic per level and workgroup instead of one per body.
     workgroupBarrier();
@@ -57,6 +74,19 @@ fn bounds(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation
         if floor != 0u {
             atomicMax(&grid_info_counters.sweep_floor[local], floor);
         }
+    }
+    // The first of each key's slots in the workgroup's range of the list, worked out
+    // once for the workgroup behind a second barrier: a loop a body over the keys below
+    // its own cost the mixed 10k scenes' bounds stage 0.2 ms.
+    if in_order {
+        if local < SEEKER_KEYS {
+            var start = 0u;
+            for (var key = 0u; key < local; key++) {
+                start += atomicLoad(&group_key_bodies[key]);
+            }
+            group_key_starts[local] = start;
+        }
+        workgroupBarrier();
     }
     if i < params.body_count {
         list_seeker(i, local, listed);
@@ -173,21 +203,53 @@ var<workgroup> group_sweep_floor: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_unplaced: atomic<u32>;
 
 // Where body i goes in the list of seekers, when none wait: `rank` among the
-// workgroup's bodies of `level`, or among those placed nowhere with `unplaced` (they
-// are listed too, and find nothing).
+// workgroup's bodies of order key `key` (seeker_key), or among those placed nowhere with
+// `unplaced` (they are listed too, and find nothing).
 struct Listed {
-    level: u32,
+    key: u32,
     rank: u32,
     unplaced: bool,
+}
+
+// The workgroup's seekers of each order key, and where each key's start in the
+// workgroup's range of the list.
+var<workgroup> group_key_bodies: array<atomic<u32>, SEEKER_KEYS>;
+var<workgroup> group_key_starts: array<u32, SEEKER_KEYS>;
+
+// Order keys: 16 for the turns a body's walk took in the last frame, in half-octaves
+// (seeker_key), then 16 for levels, for bodies whose last walk is not known.
+const SEEKER_KEYS: u32 = 32u;
+const TURN_KEYS: u32 = 16u;
+
+// The key by which list_seeker orders the seekers of a workgroup, so that the 8
+// invocations llvmpipe runs in lockstep (and a real GPU's wave) walk about as far as
+// each other: a walk costs its group the longest of them. `walked` is the body's
+// record's `rank` word before this frame overwrites it: where the last frame's `broad`
+// walked the body, it left the turns there with TURNS_RECORDED set. Keys by those
+// turns, in half-octaves (4 or fewer share the first key), or by level where the last
+// walk is unknown (the first frame, or a frame after the query grid).
+// Measured on the cpu twin's grid (lanes in lockstep over groups of 8): the crowded
+// mixed 10k scene (seed 12) walks 295k lane turns ordered by level, 251k by this
+// frame's own turns in half-octaves; the bitmask scene 547k and 451k.
+fn seeker_key(walked: u32, level: u32) -> u32 {
+    if (walked & TURNS_RECORDED) == 0u {
+        return TURN_KEYS + min(level, SEEKER_KEYS - TURN_KEYS - 1u);
+    }
+    let turns = max(walked & ~TURNS_RECORDED, 4u);
+    // Twice the floor of log2, plus one in the upper half of the octave.
+    let octave = 31u - countLeadingZeros(turns);
+    let half = 2u * octave + ((turns >> (octave - 1u)) & 1u);
+    return min(half - 4u, TURN_KEYS - 1u);
 }
 
 // Lists body i as a seeker (see assign_cell), once the workgroup's counts are in.
 // Where no body waits, every body is a seeker and the list is every body, each
 // workgroup's in the workgroup's own range (WORKGROUP_SIZE entries from its first
-// body), level after level: the bodies of lower levels of the workgroup, then those of
-// i's level before it; bodies placed nowhere fill the range from its end. No atomic and
-// no barrier more: one more barrier cost bullet-hell 100k 1.5 ms, and a global atomic
-// a body would queue a million bodies on one counter. Where some bodies wait, the few
+// body), key after key (seeker_key): the workgroup's bodies of lower keys, then those
+// of i's key before it; bodies placed nowhere fill the range from its end. No global
+// atomic: one a body would queue a million bodies on one counter. The keys' starts
+// cost `bounds_in_order` a second barrier, which `bounds` (bullet-hell frames, where one
+// more barrier cost 100k bodies 1.5 ms) does not pay. Where some bodies wait, the few
 // seekers are appended, one global atomic each.
 fn list_seeker(i: u32, local: u32, listed: Listed) {
     // Nobody looks in the queries' grid (encode_grid): listing its 10^5 bodies cost a
@@ -207,11 +269,7 @@ fn list_seeker(i: u32, local: u32, listed: Listed) {
         grid_info_counters.seekers[first + bodies - 1u - listed.rank] = i;
         return;
     }
-    var slot = first + listed.rank;
-    for (var level = 0u; level < listed.level; level++) {
-        slot += atomicLoad(&group_level_bodies[level]);
-    }
-    grid_info_counters.seekers[slot] = i;
+    grid_info_counters.seekers[first + group_key_starts[listed.key] + listed.rank] = i;
 }
 
 const NOT_LISTED: u32 = 0xffffffffu;
@@ -247,14 +305,15 @@ fn sweep_reach(box: Aabb, level: u32) -> u32 {
 
 // Puts body i with world box `box` in its cell: counted into the cell's bucket (its rank
 // there) and into its workgroup's copy of the level summary. A body that does not wait
-// is a seeker, to be listed (by `bounds`) with the workgroup's others of its level:
-// `broad` runs over that list, so the 8 invocations llvmpipe runs in lockstep mostly
-// share a level, and with it about as many cells and entries to read (a walk costs its
+// is a seeker, to be listed (by `bounds`) with the workgroup's others of its key
+// (seeker_key): `broad` runs over that list, so the 8 invocations llvmpipe runs in
+// lockstep mostly walked about as far as each other last frame (a walk costs its
 // group the longest of the 8; in body order the crowded 10k scenes' groups ran 2.5
-// times the turns their bodies needed, grouped by level 1.6 times). Where every body
-// waits but a few, only those few are read (the bullets of a bullet-hell frame).
+// times the turns their bodies needed, grouped by level 1.6 times, by their turns in
+// half-octaves 1.3 times). Where every body waits but a few, only those few are read
+// (the bullets of a bullet-hell frame).
 // Twin of `place` and `add_to_level` in src/cpu/broad.rs.
-fn assign_cell(i: u32, box: Aabb) -> Listed {
+fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
     var listed = Listed(0u, NOT_LISTED, false);
     let layer = infos[i].layer;
     let mask = infos[i].mask;
@@ -278,7 +337,12 @@ fn assign_cell(i: u32, box: Aabb) -> Listed {
                 atomicOr(&group_level_waiters[level], layer);
             }
         } else {
-            listed = Listed(level, atomicAdd(&group_level_bodies[level], 1u), false);
+            atomicAdd(&group_level_bodies[level], 1u);
+            listed = Listed(0u, 0u, false);
+            if in_order {
+                let key = seeker_key(body_cells[i].rank, level);
+                listed = Listed(key, atomicAdd(&group_key_bodies[key], 1u), false);
+            }
             atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
         }
         placed = BodyCell(cell, level, bucket, rank, layer, mask, infos[i].kind);

@@ -415,8 +415,9 @@ fn advance(walk: ptr<function, Walk>, me: BodyCell, box: Aabb, search: SearchLev
 fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
     // Over the grid's list of seekers where only they search (the bullets of a
-    // bullet-hell frame are then never visited; a workgroup's seekers are listed level
-    // by level, see assign_cell), over the bodies in their own order otherwise: taking
+    // bullet-hell frame are then never visited; a workgroup's seekers are listed by
+    // how far they walked last frame, see seeker_key), over the bodies in their own
+    // order otherwise: taking
     // them in grid order (so that a workgroup's invocations read the same buckets)
     // saved 6% on the crowded 10k scenes but cost 10-40% on bullet-hell.
     let thread = global_index(workgroup, local);
@@ -443,6 +444,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     let search = search_levels(body_cells[i].layer, body_cells[i].level, body_cells[i].mask);
     let levels = search.seekers | search.waiters;
     if levels == 0u {
+        body_cells[i].rank = TURNS_RECORDED;
         return;
     }
     let me = body_cells[i];
@@ -506,6 +508,9 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     if unfinished {
         atomicAdd(&counters.unfinished, 1u);
     }
+    // For the next frame's order of the seekers (seeker_key in bounds.wgsl); the
+    // entries are placed, so the bucket rank this replaces is not read again.
+    body_cells[i].rank = steps | TURNS_RECORDED;
 }
 
 // Sizes the dispatch of broad: the listed seekers alone when every body that searches

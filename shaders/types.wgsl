@@ -84,11 +84,19 @@ struct BodyCell {
     cell: vec2<i32>,
     level: u32,
     bucket: u32,
+    // The body's place among its bucket's bodies while the table is built (assign_cell,
+    // scatter_cells); once `broad` has walked for the body, the turns of that walk with
+    // TURNS_RECORDED set, which the next frame's bounds orders the seekers by
+    // (seeker_key). Nothing else reads it after scatter_cells.
     rank: u32,
     layer: u32,
     mask: u32,
     kind: u32,
 }
+
+// Set in BodyCell::rank where it holds the turns of the body's last walk rather than
+// its place in its bucket (which never comes near 2^31).
+const TURNS_RECORDED: u32 = 0x80000000u;
 
 struct Bucket {
     count: u32,

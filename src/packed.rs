@@ -318,8 +318,12 @@ pub struct BodyCell {
     pub level: u32,
     /// The hash-table bucket of `(cell, level)`, or [`NO_BUCKET`].
     pub bucket: u32,
-    /// The body's place among the bodies of its bucket, counted by `assign_cell` (in the bounds kernel). The
-    /// CPU twin leaves it 0: it places a bucket's bodies in index order (`Grid::rebuild`).
+    /// The body's place among the bodies of its bucket, counted by `assign_cell` (in the
+    /// bounds kernel) and read by `scatter_cells`. Once the GPU's broad phase has walked
+    /// the grid for the body, it holds that walk's turns with bit 31 set instead, by
+    /// which the next frame orders the bodies that search (`seeker_key` in
+    /// `shaders/bounds.wgsl`). The CPU twin leaves it 0: it places a bucket's bodies in
+    /// index order (`Grid::rebuild`) and has no lanes to keep in step.
     pub rank: u32,
     /// The body's layer bits, so the query need not read the body's info.
     pub layer: u32,

@@ -225,6 +225,39 @@ fn bins_laid_out_for_other_kind_pairs_run_again_and_lose_nothing() {
     );
 }
 
+/// Where no body waits, the bounds kernel lists each workgroup's bodies for the broad
+/// phase in order of how far their walks went in the last frame (`seeker_key` in
+/// shaders/bounds.wgsl). Bodies that swap sizes between frames make those turns wrong
+/// for the next frame: the order only decides which invocations run side by side, so
+/// every body must still be listed once and every pair found.
+#[test]
+fn seekers_listed_by_last_frames_walks_lose_nobody_when_bodies_change_size() {
+    let Some(context) = gpu() else { return };
+    // A lattice of small circles with every `every`-th body a large one, whose walk
+    // reads many cells and entries where a small body's reads a few.
+    let scene_of = |every: usize| {
+        let bodies: Vec<serde_json::Value> = (0..2500)
+            .map(|k| {
+                let shape = usize::from(k % every == 0);
+                serde_json::json!({"shape": shape, "x": (k % 50) as f32 * 1.5, "y": (k / 50) as f32 * 1.5})
+            })
+            .collect();
+        let text =
+            serde_json::json!({"shapes": [{"circle": 1.0}, {"circle": 9.0}], "bodies": bodies});
+        Scene::from_json(&text.to_string()).expect("valid")
+    };
+    let (sevenths, fifths) = (scene_of(7), scene_of(5));
+    let library = sevenths.validate().expect("valid");
+    let mut collider = GpuCollider::new(&context, library).expect("collider");
+    let expected = [cpu_pairs(&sevenths), cpu_pairs(&fifths)];
+    assert_ne!(expected[0], expected[1]);
+    for (frame, which) in [0, 0, 1, 0, 1, 1].into_iter().enumerate() {
+        let scene = [&sevenths, &fifths][which];
+        let found = collider.find_pairs(&scene.bodies).expect("pairs");
+        assert_eq!(found, expected[which], "frame {frame}");
+    }
+}
+
 /// One collider of each backend over frames whose bodies move, change filters and grow in
 /// number: the cpu backend against the oracle on every frame (with or without a GPU),
 /// and the gpu against the cpu.

@@ -160,8 +160,9 @@ pub struct Grid {
     /// eighth of its `BodyCell`.
     body_buckets: Vec<u32>,
     /// The bodies that do not wait, in index order, where some bodies wait. (Where
-    /// none wait, the gpu lists every body, level by level, so that the invocations
-    /// it runs in lockstep read alike; a thread here has nobody to wait for.)
+    /// none wait, the gpu lists every body, each workgroup's ordered by how far its
+    /// last walk went, or by level, so that the invocations it runs in lockstep walk
+    /// alike; a thread here has nobody to wait for.)
     seekers: Option<Vec<u32>>,
 }
 

@@ -17,7 +17,15 @@ pub(crate) const KERNELS: &[Kernel] = &[
         entry: READ_BODIES,
         bindings: &[0, 2, 3, 5, 6],
     },
+    Kernel {
+        entry: "bounds_in_order",
+        bindings: &[0, 1, 2, 3, 4, 7, 8, 9, 10],
+    },
 ];
+
+/// Index in [`KERNELS`] of `bounds_in_order`: the kernel of frames in which every body
+/// searches, which lists them in the order `broad` runs them.
+const BOUNDS_IN_ORDER: usize = 2;
 
 /// The kernel that reads the caller's buffer of bodies; index 1 of [`KERNELS`].
 const READ_BODIES: &str = "read_bodies";
@@ -38,18 +46,26 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
 ];
 
 /// One thread per body; when the bodies come from the caller's buffer, `source` is the
-/// bind group of `read_bodies` over it ([`source_group`]).
+/// bind group of `read_bodies` over it ([`source_group`]). `every_body_searches`: no
+/// body waits to be found and some look (not the queries' grid), so every body is
+/// listed for the broad phase, in order (`bounds_in_order`).
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     bodies: u32,
     source: Option<&wgpu::BindGroup>,
+    every_body_searches: bool,
 ) {
     if let Some(group) = source {
         kernels.dispatch_with(pass, group, 1, dispatch_size(bodies));
     }
-    kernels.dispatch(pass, groups, 0, dispatch_size(bodies));
+    let kernel = if every_body_searches {
+        BOUNDS_IN_ORDER
+    } else {
+        0
+    };
+    kernels.dispatch(pass, groups, kernel, dispatch_size(bodies));
 }
 
 /// The bind group of `read_bodies`, with `source` (the caller's buffer) at binding 5.

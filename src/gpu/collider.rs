@@ -403,6 +403,7 @@ impl GpuCollider {
                     &g.bounds,
                     run.bodies,
                     run.source.as_ref().map(|s| &s.group),
+                    self.grid.waiter_layers == 0 && run.lookers.0 != run.lookers.1,
                 ),
                 Stage::Broad => {
                     broad::dispatch(&p.broad, &mut pass, &g.broad, b, run.bodies, bucket_count)
@@ -441,7 +442,7 @@ impl GpuCollider {
             label: Some("query grid"),
             timestamp_writes: None,
         });
-        bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies, None);
+        bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies, None, false);
         broad::dispatch_grid(&p.broad, &mut pass, &g.broad, bodies, bucket_count);
     }
 
