@@ -479,7 +479,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             }
             steps++;
             let first_bucket = cell_bucket(walk.cell, walk.level);
-            walk.last_x = run_end(walk.cell, walk.level, walk.range.w);
+            walk.last_x = run_end(walk.cell, first_bucket, walk.range.w);
             let last_bucket = buckets[first_bucket + u32(walk.last_x - walk.cell.x)];
             walk.next = buckets[first_bucket].start;
             walk.end = last_bucket.start + last_bucket.count;
@@ -553,20 +553,20 @@ fn deferred_args() {
     dispatch_args[ARGS_DEFERRED] = dispatch_for(min(atomicLoad(&counters.deferred), params.deferred_capacity));
 }
 
-// The last cell of the run of cells from `cell` along its row that a walk reads as one
-// range of entries: the row's cells up to `last_x` whose buckets lie in the same block
-// of BUCKETS_PER_THREAD as the first one's. A cell's bucket is the next cell's less one
-// (cell_bucket), and allocate_buckets gives a block's buckets their entries one after
-// another, so the run's entries run from its first bucket's start to its last bucket's
-// end. Why: a cell a turn cost a body one turn for every empty cell it read; a run costs
+// The last cell of the run of cells from `cell` (whose bucket is `bucket`) along its
+// row that a walk reads as one range of entries: the row's cells up to `last_x` whose
+// buckets lie in the same block of BUCKETS_PER_THREAD as the first one's. A cell's
+// bucket is the next cell's less one (cell_bucket), and allocate_buckets gives a
+// block's buckets their entries one after another, so the run's entries run from its
+// first bucket's start to its last bucket's end. Why: a cell a turn cost a body one turn for every empty cell it read; a run costs
 // one. Counted on the cpu twin's grid: the crowded mixed 10k scene's walks take 122k
 // turns rather than 135k, bullet-hell 100k's 18k rather than 28k (the ships' walks over
 // the bullets' sparse cells). The entries are those of the run's cells, in the order a
 // cell at a time reads them (the CPU twin's way); a cell elsewhere on the row whose
 // bucket is one of the run's would be a table's width away, beyond any range the sweep
 // budget lets a body read, and is left out by its cell like any other.
-fn run_end(cell: vec2<i32>, level: u32, last_x: i32) -> i32 {
-    let in_block = BUCKETS_PER_THREAD - 1u - (cell_bucket(cell, level) & (BUCKETS_PER_THREAD - 1u));
+fn run_end(cell: vec2<i32>, bucket: u32, last_x: i32) -> i32 {
+    let in_block = BUCKETS_PER_THREAD - 1u - (bucket & (BUCKETS_PER_THREAD - 1u));
     return min(last_x, cell.x + i32(in_block));
 }
 

@@ -169,6 +169,24 @@ fn overflowing_buffers_grow_and_nothing_is_lost() {
     }
 }
 
+/// `count` bodies on a square lattice 1.5 units apart, `columns` to a row, body `k` of
+/// shape `shape_of(k)` among `shapes` (a JSON array of the scene format's shapes).
+fn lattice_scene(
+    shapes: &serde_json::Value,
+    count: usize,
+    columns: usize,
+    shape_of: impl Fn(usize) -> usize,
+) -> Scene {
+    let bodies: Vec<serde_json::Value> = (0..count)
+        .map(|k| {
+            let (x, y) = ((k % columns) as f32 * 1.5, (k / columns) as f32 * 1.5);
+            serde_json::json!({"shape": shape_of(k), "x": x, "y": y})
+        })
+        .collect();
+    let text = serde_json::json!({"shapes": shapes, "bodies": bodies});
+    Scene::from_json(&text.to_string()).expect("valid")
+}
+
 /// A crowded frame's broad phase puts each kind pair's candidates in a bin laid out from
 /// an earlier frame's counts (`gpu::bins`). Bodies that turn from circles into diamonds
 /// overnight find the polygon pairs' bin far too small: the frame must run again with
@@ -178,15 +196,10 @@ fn bins_laid_out_for_other_kind_pairs_run_again_and_lose_nothing() {
     let Some(context) = gpu() else { return };
     // A diamond has the circle's box and, on this lattice, its pairs: the four nearest.
     let diamond = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]];
-    let scene_of = |shape: u32| {
-        // A lattice 1.5 apart: each body's box meets its eight neighbours' (about 12k
-        // candidates), and its shape touches the four nearest.
-        let bodies: Vec<serde_json::Value> = (0..3000)
-            .map(|k| serde_json::json!({"shape": shape, "x": (k % 60) as f32 * 1.5, "y": (k / 60) as f32 * 1.5}))
-            .collect();
-        let text = serde_json::json!({"shapes": [{"circle": 1.0}, {"polygon": diamond}], "bodies": bodies});
-        Scene::from_json(&text.to_string()).expect("valid")
-    };
+    // Each body's box meets its eight neighbours' (about 12k candidates), and its shape
+    // touches the four nearest.
+    let shapes = serde_json::json!([{"circle": 1.0}, {"polygon": diamond}]);
+    let scene_of = |shape: usize| lattice_scene(&shapes, 3000, 60, |_| shape);
     let (circles, diamonds) = (scene_of(0), scene_of(1));
     let library = circles.validate().expect("valid");
     let mut collider = GpuCollider::new(&context, library).expect("collider");
@@ -233,19 +246,10 @@ fn bins_laid_out_for_other_kind_pairs_run_again_and_lose_nothing() {
 #[test]
 fn seekers_listed_by_last_frames_walks_lose_nobody_when_bodies_change_size() {
     let Some(context) = gpu() else { return };
-    // A lattice of small circles with every `every`-th body a large one, whose walk
+    // Small circles with every `every`-th body a large one, whose walk
     // reads many cells and entries where a small body's reads a few.
-    let scene_of = |every: usize| {
-        let bodies: Vec<serde_json::Value> = (0..2500)
-            .map(|k| {
-                let shape = usize::from(k % every == 0);
-                serde_json::json!({"shape": shape, "x": (k % 50) as f32 * 1.5, "y": (k / 50) as f32 * 1.5})
-            })
-            .collect();
-        let text =
-            serde_json::json!({"shapes": [{"circle": 1.0}, {"circle": 9.0}], "bodies": bodies});
-        Scene::from_json(&text.to_string()).expect("valid")
-    };
+    let shapes = serde_json::json!([{"circle": 1.0}, {"circle": 9.0}]);
+    let scene_of = |every: usize| lattice_scene(&shapes, 2500, 50, |k| usize::from(k % every == 0));
     let (sevenths, fifths) = (scene_of(7), scene_of(5));
     let library = sevenths.validate().expect("valid");
     let mut collider = GpuCollider::new(&context, library).expect("collider");
