@@ -235,12 +235,27 @@ fn rotation_free_extent(shape: &Shape, packed: &PackedShape) -> f32 {
     }
 }
 
-/// The per-frame part of a body, with its rotation as `(cos, sin)` computed in f64.
+/// Angles (radians) up to which [`body_transform`] takes its rotation from
+/// [`source_rotation`]: there it is within 1e-6 of the f64 rotation (a unit test holds it
+/// to that), 0.001 at 1000 units from a body's origin, a tenth of the format's band.
+/// Past it, the f32 reduction loses that, and the rotation is computed in f64.
+pub const FAST_ROTATION_LIMIT: f32 = 8192.0;
+
+/// The per-frame part of a body, with its rotation as `(cos, sin)`.
+///
+/// The rotation is [`source_rotation`]'s, the one the GPU computes for angles it reads from
+/// a caller's buffer, for angles within [`FAST_ROTATION_LIMIT`]: `sin_cos` in f64 cost a
+/// frame where every body turns a fifth of the cpu backend's time on bullet-hell 100k.
 pub fn body_transform(body: &Body) -> BodyTransform {
-    let (sin, cos) = (body.angle as f64).sin_cos();
+    let rotation = if body.angle.abs() <= FAST_ROTATION_LIMIT {
+        source_rotation(body.angle)
+    } else {
+        let (sin, cos) = (body.angle as f64).sin_cos();
+        [cos as f32, sin as f32]
+    };
     BodyTransform {
         position: body.position.to_array(),
-        rotation: [cos as f32, sin as f32],
+        rotation,
     }
 }
 
@@ -253,7 +268,7 @@ pub fn body_transform(body: &Body) -> BodyTransform {
 #[allow(clippy::excessive_precision)]
 pub fn source_rotation(angle: f32) -> [f32; 2] {
     // angle = k pi/2 + r, |r| <= pi/4, pi/2 split in three (Cody and Waite).
-    let k = (angle * std::f32::consts::FRAC_2_PI).round_ties_even(); // as WGSL rounds
+    let k = round_ties_even(angle * std::f32::consts::FRAC_2_PI); // as WGSL rounds
     let r = ((angle - k * 1.570_312_5) - k * 4.838_267_9e-4) - k * 2.563_282_9e-12;
     let r2 = r * r;
     let s = r + r
@@ -263,20 +278,37 @@ pub fn source_rotation(angle: f32) -> [f32; 2] {
         + r2 * (-0.5
             + r2 * (4.166_666_7e-2
                 + r2 * (-1.388_888_9e-3 + r2 * (2.480_158_7e-5 - r2 * 2.755_731_9e-7))));
-    match (k as i32) & 3 {
-        0 => [c, s],
-        1 => [-s, c],
-        2 => [-c, -s],
-        _ => [s, -c],
+    // The quadrant, chosen without branches: for a body list's random angles a `match`
+    // on it mispredicted, and the cpu backend's rotations of bullet-hell 100k took 0.84
+    // ms instead of 0.3. Quadrants 1 and 3 swap the pair to (-s, c); 2 and 3 negate it.
+    let quadrant = k as i32;
+    let (x, y) = if quadrant & 1 == 0 { (c, s) } else { (-s, c) };
+    let negate = ((quadrant & 2) as u32) << 30;
+    [
+        f32::from_bits(x.to_bits() ^ negate),
+        f32::from_bits(y.to_bits() ^ negate),
+    ]
+}
+
+/// `x` rounded to the nearest whole number, ties to even, as WGSL's `round`. Below 2^22,
+/// adding and taking away 1.5 * 2^23 rounds it in the FPU's default mode without the
+/// libm call `f32::round_ties_even` makes on targets without SSE4.1.
+fn round_ties_even(x: f32) -> f32 {
+    const SHIFT: f32 = 12_582_912.0; // 1.5 * 2^23
+    if x.abs() < 4_194_304.0 {
+        (x + SHIFT) - SHIFT
+    } else {
+        x.round_ties_even()
     }
 }
 
 /// Brings `transforms` up to date with `bodies`, where `angles` holds the angle each
 /// transform's rotation was computed from (both as the last call left them). A rotation
 /// is a function of the angle's bits alone, so it is reused wherever those did not change,
-/// whatever body now sits at that index: `sin_cos` in f64 was most of the host's work in a
-/// frame (1.7 to 2.3 ms for 100k bodies on two cores), and most bodies do not turn from one
-/// frame to the next.
+/// whatever body now sits at that index: the rotations were once most of the host's work
+/// in a frame (`sin_cos` in f64: 1.7 to 2.3 ms for 100k bodies on two cores, before
+/// [`body_transform`] used [`source_rotation`]), and in many games most bodies do not turn
+/// from one frame to the next.
 pub fn update_transforms(
     bodies: &[Body],
     transforms: &mut Vec<BodyTransform>,
@@ -399,12 +431,33 @@ mod tests {
     }
 
     #[test]
+    fn rounding_is_the_standard_librarys_ties_to_even() {
+        let mut xs: Vec<f32> = (-20_000..=20_000).map(|k| k as f32 * 0.25).collect();
+        xs.extend([
+            0.499_999_97,
+            -0.499_999_97,
+            4_194_303.5,
+            4_194_304.0,
+            8_388_609.0,
+            1e30,
+        ]);
+        for x in xs.iter().flat_map(|&x| [x, -x]) {
+            // By value: -0.4 rounds to +0 here and to -0 there, which `source_rotation`
+            // cannot tell apart (k only multiplies and picks the quadrant).
+            assert_eq!(round_ties_even(x), x.round_ties_even(), "{x}");
+        }
+    }
+
+    #[test]
     fn source_rotation_is_within_a_few_ulps_of_f64() {
         // Every quadrant, both signs, the reduction's edges, and angles a game that keeps
         // adding to an angle reaches.
         let mut angles: Vec<f32> = (-4000..=4000).map(|k| k as f32 * 0.001_234_5).collect();
         angles.extend((-200..=200).map(|k| k as f32 * std::f32::consts::FRAC_PI_4));
         angles.extend([0.0, -0.0, 1e-30, 1000.0, -2500.5, 6283.0]);
+        // Up to the limit below which `body_transform` uses it.
+        angles.extend((0..=2000).map(|k| FAST_ROTATION_LIMIT - k as f32 * 0.123));
+        angles.extend([-FAST_ROTATION_LIMIT, FAST_ROTATION_LIMIT]);
         let mut worst = 0.0f64;
         for angle in angles {
             let [c, s] = source_rotation(angle);
