@@ -162,7 +162,7 @@ impl ShapeLibrary {
     }
 
     /// Checks body `index` against the library and the rules of the format.
-    fn check_body(&self, index: usize, body: &Body) -> Result<(), SceneError> {
+    pub fn check_body(&self, index: usize, body: &Body) -> Result<(), SceneError> {
         let location = Location::Body(index);
         let Some(shape) = self.shapes.get(body.shape as usize) else {
             return Err(SceneError::new(
@@ -327,17 +327,23 @@ pub fn update_transforms(
         .zip(angles.par_iter_mut())
         .zip(bodies[..kept].par_iter())
         .with_min_len(8192)
-        .for_each(|((transform, angle), body)| {
-            if angle.to_bits() == body.angle.to_bits() {
-                transform.position = body.position.to_array();
-            } else {
-                *transform = body_transform(body);
-                *angle = body.angle;
-            }
-        });
+        .for_each(|((transform, angle), body)| refresh_transform(body, transform, angle));
     let added = &bodies[kept..];
     transforms.par_extend(added.par_iter().with_min_len(8192).map(body_transform));
     angles.par_extend(added.par_iter().map(|b| b.angle));
+}
+
+/// Brings one body's transform up to date, where `angle` is the angle its rotation was
+/// computed from: the rotation is reused when the body's angle has the same bits. See
+/// [`update_transforms`].
+#[inline]
+pub fn refresh_transform(body: &Body, transform: &mut BodyTransform, angle: &mut f32) {
+    if angle.to_bits() == body.angle.to_bits() {
+        transform.position = body.position.to_array();
+    } else {
+        *transform = body_transform(body);
+        *angle = body.angle;
+    }
 }
 
 /// The rarely changing part of a body.

@@ -457,6 +457,55 @@ fn bodies_breaking_rules_are_refused_by_the_library_api() {
 }
 
 #[test]
+fn the_first_bad_body_by_index_is_named_and_the_next_frame_is_whole() {
+    use gpu_collide::cpu::ReferenceCollider;
+    use gpu_collide::{Polygon, Shape};
+    // Bodies over several of the cpu backend's chunks, which it checks in parallel with
+    // their transforms and boxes: two bad ones, and the first by index must be named
+    // whichever chunk finishes first. After the refused frame, with them mended, the
+    // frame is found whole: nothing half-updated is reused.
+    // Squares, whose pairs depend on their turns.
+    let library =
+        ShapeLibrary::new(&[Shape::Polygon(Polygon::rectangle(2.0, 2.0))]).expect("valid");
+    let mut collider = CpuCollider::new(library.clone());
+    let mut bodies: Vec<Body> = (0..5000)
+        .map(|k| {
+            let at = glam::Vec2::new((k % 100) as f32 * 1.9, (k / 100) as f32 * 1.9);
+            // Some unturned, as a new index's placeholder might wrongly match.
+            Body::new(0, at).with_angle(if k % 7 == 0 { 0.0 } else { k as f32 * 0.01 })
+        })
+        .collect();
+    collider
+        .find_pairs(&bodies[..1200])
+        .expect("fewer bodies first");
+    bodies[4500].angle = f32::INFINITY;
+    bodies[3100].position.x = f32::NAN;
+    for angle in bodies
+        .iter_mut()
+        .map(|b| &mut b.angle)
+        .filter(|a| **a != 0.0)
+    {
+        *angle += 0.5;
+    }
+    let message = collider
+        .find_pairs(&bodies)
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        message.contains("body 3100") && message.contains("x"),
+        "{message}"
+    );
+    bodies[4500].angle = 0.25;
+    bodies[3100].position.x = 3.0;
+    let pairs = collider.find_pairs(&bodies).expect("mended");
+    let expected = ReferenceCollider::new(library)
+        .find_pairs(&bodies)
+        .expect("reference");
+    assert!(pairs.len() > 1000, "{} pairs", pairs.len());
+    assert_eq!(pairs, expected);
+}
+
+#[test]
 fn query_batches_breaking_rules_are_refused_by_the_library_api() {
     use glam::Vec2;
     use gpu_collide::{BoxQuery, PointQuery, QueryBatch, Ray};
