@@ -100,8 +100,21 @@ fn world_box(i: u32) -> Aabb {
     // transform and shape record paid for words it never used.
     let position = transforms[i].position;
     let s = infos[i].shape;
+    let local = library_bounds(s);
     var box: Aabb;
-    if infos[i].kind == SHAPE_POLYGON {
+    if infos[i].kind != SHAPE_POLYGON {
+        box = Aabb(position + local.min, position + local.max);
+    } else if library_is_rectangle(s) {
+        // A rectangle's vertices are the corners of its bounds: the loop's four points,
+        // without reading them. The vertex loop was a third of the bounds stage on
+        // bullet-hell 100k, whose bars are rectangles (1.0 of 3.6 ms).
+        let rotation = transforms[i].rotation;
+        let a = position + rotate(local.min, rotation);
+        let b = position + rotate(vec2<f32>(local.max.x, local.min.y), rotation);
+        let c = position + rotate(local.max, rotation);
+        let d = position + rotate(vec2<f32>(local.min.x, local.max.y), rotation);
+        box = Aabb(min(min(a, b), min(c, d)), max(max(a, b), max(c, d)));
+    } else {
         // Rotated vertices give the exact box; the unrotated bounds would not.
         let rotation = transforms[i].rotation;
         let vertices = library_vertices(s);
@@ -110,9 +123,6 @@ fn world_box(i: u32) -> Aabb {
             let p = position + rotate(library_vertex(k).position, rotation);
             box = Aabb(min(box.min, p), max(box.max, p));
         }
-    } else {
-        box = library_bounds(s);
-        box = Aabb(position + box.min, position + box.max);
     }
     if params.swept != 0u {
         // The box over the whole motion: the boxes at t = 0 and t = 1 joined (the body

@@ -16,12 +16,17 @@ fn library_vec2(word: u32) -> vec2<f32> {
 fn library_shape(s: u32) -> PackedShape {
     let w = s * SHAPE_WORDS;
     return PackedShape(library_vec2(w), library_vec2(w + 2u), library[w + 4u], library[w + 5u],
-        library[w + 6u], library[w + 7u], library[w + 8u], library_f32(w + 9u));
+        library[w + 6u], library[w + 7u], library[w + 8u], library_f32(w + 9u), library[w + 10u]);
 }
 
 // The kind of shape `s` alone (SHAPE_*), one word rather than the whole record.
 fn library_kind(s: u32) -> u32 {
     return library[s * SHAPE_WORDS + 4u];
+}
+
+// Whether polygon `s` is the rectangle of its own bounds (PackedShape::rectangle).
+fn library_is_rectangle(s: u32) -> bool {
+    return library[s * SHAPE_WORDS + 10u] != 0u;
 }
 
 // The box of shape `s` around its origin, unrotated: four words of its record.

@@ -11,6 +11,7 @@ struct PackedShape {
     rows: u32,
     words_per_row: u32,
     radius: f32,
+    rectangle: u32,
 }
 
 struct PolygonVertex {

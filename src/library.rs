@@ -100,12 +100,22 @@ impl ShapeLibrary {
                 hi[axis] = hi[axis].max(position[axis]);
             }
         }
+        // Four vertices, each a corner of the bounds and no two alike (in f32, as they are
+        // stored), are the four corners.
+        let placed = &self.polygon_vertices[first as usize..];
+        let rectangle = n == 4
+            && placed.iter().all(|v| {
+                (v.position[0] == lo[0] || v.position[0] == hi[0])
+                    && (v.position[1] == lo[1] || v.position[1] == hi[1])
+            })
+            && (0..4).all(|a| (a + 1..4).all(|b| placed[a].position != placed[b].position));
         Ok(PackedShape {
             bounds_min: lo,
             bounds_max: hi,
             kind: SHAPE_POLYGON,
             first,
             count: n as u32,
+            rectangle: rectangle as u32,
             ..PackedShape::zeroed()
         })
     }
@@ -138,6 +148,8 @@ impl ShapeLibrary {
             rows: mask.height(),
             words_per_row: words_per_row(mask.width()),
             radius: 0.0,
+            rectangle: 0,
+            padding: 0,
         }
     }
 
@@ -434,6 +446,30 @@ mod tests {
             }
         }
         assert!(library.check_bodies(&bodies).is_ok());
+    }
+
+    #[test]
+    fn only_axis_aligned_rectangles_are_marked_as_rectangles() {
+        use crate::shapes::{Circle, Polygon};
+        use glam::Vec2;
+        let quad =
+            |points: [[f32; 2]; 4]| Shape::Polygon(Polygon::new(points.map(Vec2::from).to_vec()));
+        let cases = [
+            (Shape::Polygon(Polygon::rectangle(1.0, 6.0)), 1),
+            (
+                quad([[3.0, 7.5], [3.0, -1.0], [-0.5, -1.0], [-0.5, 7.5]]),
+                1,
+            ),
+            // A square turned 45 degrees, a trapezoid, a triangle, a circle.
+            (quad([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]), 0),
+            (quad([[0.0, 0.0], [4.0, 0.0], [3.0, 1.0], [1.0, 1.0]]), 0),
+            (Shape::Polygon(Polygon::regular(3, 2.0)), 0),
+            (Shape::Circle(Circle::new(1.0)), 0),
+        ];
+        for (k, (shape, rectangle)) in cases.into_iter().enumerate() {
+            let library = ShapeLibrary::new(&[shape]).expect("valid");
+            assert_eq!(library.shapes[0].rectangle, rectangle, "case {k}");
+        }
     }
 
     #[test]

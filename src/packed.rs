@@ -185,6 +185,13 @@ pub struct PackedShape {
     pub words_per_row: u32,
     /// Circle: radius.
     pub radius: f32,
+    /// Polygon: 1 when it is an axis-aligned rectangle, its four vertices the corners of
+    /// its bounds, so that its rotated box comes from those corners without reading its
+    /// vertices (`world_box` in shaders/bounds.wgsl); 0 otherwise.
+    pub rectangle: u32,
+    /// Pads the record to 48 bytes, the size WGSL gives `PackedShape` (its `vec2`
+    /// members align it to 8).
+    pub padding: u32,
 }
 
 /// A polygon vertex and the outward unit normal of the edge that starts at it,

@@ -503,3 +503,46 @@ fn bodies_that_leave_the_tables_rectangle_are_found_once() {
         }
     }
 }
+
+/// Rectangles take their box from the corners of their bounds (`world_box` in
+/// shaders/bounds.wgsl), other polygons from their vertices. Turned rectangles, one off
+/// its origin, among turned triangles, packed so that boxes overlap where shapes do not:
+/// every backend must count the cpu backend's candidates (a box too large on the gpu
+/// would show there, one too small in the pairs) and find the reference's pairs.
+#[test]
+fn turned_rectangles_get_the_boxes_their_vertices_give() {
+    use gpu_collide::{glam::Vec2, ShapeLibrary};
+    use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, Polygon, Shape};
+    let shapes = [
+        Shape::Polygon(Polygon::rectangle(1.0, 6.0)),
+        Shape::Polygon(Polygon::new(vec![
+            Vec2::new(3.0, 7.5),
+            Vec2::new(-0.5, 7.5),
+            Vec2::new(-0.5, -1.25),
+            Vec2::new(3.0, -1.25),
+        ])),
+        Shape::Polygon(Polygon::regular(3, 3.0)),
+    ];
+    let library = ShapeLibrary::new(&shapes).expect("library");
+    let bodies: Vec<Body> = (0..3000)
+        .map(|k| {
+            let at = Vec2::new((k % 60) as f32 * 3.1, (k / 60) as f32 * 4.3);
+            Body::new((k % 3) as u32, at).with_angle(k as f32 * 0.618)
+        })
+        .collect();
+    let expected = gpu_collide::cpu::ReferenceCollider::new(library.clone())
+        .find_pairs(&bodies)
+        .expect("reference");
+    let mut cpu = CpuCollider::new(library.clone());
+    assert_eq!(cpu.find_pairs(&bodies).expect("cpu"), expected);
+    let candidates = cpu.last_frame().candidates.expect("counted");
+    assert!(
+        candidates > expected.len() as u64 + 500,
+        "{candidates} candidates"
+    );
+    if let Some(context) = gpu() {
+        let mut collider = GpuCollider::new(&context, library).expect("gpu");
+        assert_eq!(collider.find_pairs(&bodies).expect("gpu"), expected);
+        assert_eq!(collider.last_frame().candidates, Some(candidates));
+    }
+}

@@ -192,7 +192,8 @@ fn rust_structs_mirror_wgsl_structs() {
             count,
             rows,
             words_per_row,
-            radius
+            radius,
+            rectangle
         ]
     );
     assert_mirrors!(PolygonVertex, "PolygonVertex", [position, normal]);
