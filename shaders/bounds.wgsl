@@ -355,7 +355,9 @@ fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
             }
             atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
         }
-        placed = BodyCell(cell, level, bucket, rank, layer, mask, infos[i].kind);
+        // The row's tag above the rank, for scatter_cells to keep in the body's entry
+        // (entry_index_mask in grid.wgsl).
+        placed = BodyCell(cell, level, bucket, rank | row_tag(cell.y, level), layer, mask, infos[i].kind);
     } else {
         listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);
     }

@@ -27,8 +27,10 @@
 //   crowded scene's cells share no bucket: cell_bucket in grid.wgsl), built by counting sort:
 //   assign_cell (in the bounds kernel, shaders/bounds.wgsl) counts, allocate_buckets
 //   turns counts into ranges, scatter_cells writes the entries grouped by bucket, so a
-//   bucket's bodies are read contiguously. An entry is the body's index alone; its cell
-//   and filter are read from its record (body_cells) by whoever reads the entry. Entries
+//   bucket's bodies are read contiguously. An entry is one word, the body's index with
+//   its row's tag in the bits the index leaves free (row_tag in grid.wgsl): its cell
+//   and filter are read from its record (body_cells) by whoever reads the entry and
+//   finds the tag of the row it reads. Entries
 //   that copied them (six words) cost scatter_cells 2.5 times as much at 10^6 bodies,
 //   where its writes land all over memory: measured on lavapipe, 30 ms against 11 for
 //   one word (see BENCHMARKS.md), while the bodies that read entries are few, or few
@@ -228,12 +230,15 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
     if i >= params.body_count {
         return;
     }
-    // Two words of the body's record, not the whole of it.
+    // Two words of the body's record, not the whole of it: its rank in the bucket comes
+    // with its row's tag above it (assign_cell), which the entry keeps.
     let bucket = body_cells[i].bucket;
     if bucket == NO_BUCKET {
         return;
     }
-    grid_entries[buckets[bucket].start + body_cells[i].rank] = i;
+    let ranked = body_cells[i].rank;
+    let index_mask = entry_index_mask();
+    grid_entries[buckets[bucket].start + (ranked & index_mask)] = i | (ranked & ~index_mask);
 }
 
 // ---- the query ----
@@ -344,10 +349,12 @@ fn past_candidate_limit() -> bool {
 // would otherwise queue every thread on one counter. Reads the entries twice.
 fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, first: u32, end: u32) {
     let bins = partner_bins(me.kind);
+    let tag = row_tag(cell.y, level);
     var found = vec3<u32>(0u);
     for (var k = first; k < end; k++) {
-        let other = grid_entries[k];
-        if is_candidate(i, me, box, level, cell, cell.x, search, other) {
+        let entry = grid_entries[k];
+        let other = entry_body(entry);
+        if entry_in_row(entry, tag) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
             found[body_cells[other].kind]++;
         }
     }
@@ -359,8 +366,9 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
         }
     }
     for (var k = first; k < end; k++) {
-        let other = grid_entries[k];
-        if is_candidate(i, me, box, level, cell, cell.x, search, other) {
+        let entry = grid_entries[k];
+        let other = entry_body(entry);
+        if entry_in_row(entry, tag) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
             let other_kind = body_cells[other].kind;
             let slot = slots[other_kind];
             if slot < bins.capacity[other_kind] {
@@ -384,6 +392,8 @@ struct Walk {
     next: u32,
     end: u32,
     handing: bool,
+    // row_tag of the run's row.
+    tag: u32,
 }
 
 // Moves the walk to its next run of cells: along the row, then down the range, then to
@@ -463,7 +473,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // `steps` counts cells, entries read and pieces (at least the turns) and decides
     // what is handed over, as in the CPU twin; the grid's budgets keep it far below
     // LOOP_GUARD.
-    var walk = Walk(levels, 0u, vec4<i32>(0), vec2<i32>(0), 0, 0u, 0u, false);
+    var walk = Walk(levels, 0u, vec4<i32>(0), vec2<i32>(0), 0, 0u, 0u, false, 0u);
     var steps = 0u;
     // Counted after the loop: an atomic in it is paid on every turn, since llvmpipe
     // walks a masked atomic's lanes one by one, taken or not (measured: 5% of the broad
@@ -480,6 +490,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             steps++;
             let first_bucket = cell_bucket(walk.cell, walk.level);
             walk.last_x = run_end(walk.cell, first_bucket, walk.range.w);
+            walk.tag = row_tag(walk.cell.y, walk.level);
             let last_bucket = buckets[first_bucket + u32(walk.last_x - walk.cell.x)];
             walk.next = buckets[first_bucket].start;
             walk.end = last_bucket.start + last_bucket.count;
@@ -507,8 +518,9 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 defer_scan(DeferredScan(walk.cell, walk.level, i, walk.next, piece_end));
                 walk.next = piece_end;
             } else {
-                let other = grid_entries[walk.next];
-                if is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
+                let entry = grid_entries[walk.next];
+                let other = entry_body(entry);
+                if entry_in_row(entry, walk.tag) && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
                     if !emit_candidate(i, bins, other) {
                         return;
                     }

@@ -1,6 +1,8 @@
 // The hierarchical grid's cell functions, shared by the broad phase (shaders/broad.wgsl,
 // which builds the grid) and the queries (shaders/query.wgsl, which read it). Each has a
-// twin of the same name in src/grid.rs. Every stage including this declares `params`.
+// twin of the same name in src/grid.rs, but for the entries' packing (entry_index_mask and
+// after), which the cpu twin's entries have no need of: they carry their cell and level.
+// Every stage including this declares `params`.
 
 const TOP_LEVEL: u32 = MAX_LEVELS - 1u;
 
@@ -52,4 +54,43 @@ fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
 // never pass the filter test (see waiter_layers in src/grid.rs for why and how).
 fn waits(layer: u32) -> bool {
     return (layer & ~params.waiter_layers) == 0u;
+}
+
+// ---- grid entries: a body's index and its row's tag in one word ----
+
+// An entry of grid_entries holds the body's index in its low bits (entry_index_mask)
+// and, above them, its row's tag (row_tag). A walk reads the entries of
+// a run of buckets, and other rows and levels hash to those buckets too: it skips their
+// entries by the word it has already read, rather than loading each one's box and
+// record from wherever they lie. Counted on the cpu twin's grid of bullet-hell 1M (a
+// bucket a body), a ship's walk reads 23 entries, 18 of them from other rows; measured
+// on lavapipe, the broad stage there took 18.2-18.9 ms with the tags against 19.8-21.1
+// without (BENCHMARKS.md). The index takes the fewest bits that hold every body index
+// of the frame, so at least 3 bits of tag are left (MAX_BODIES is 2^29), and at 10^6
+// bodies 11: an entry of another row then passes with odds of 1 in 2048, and is left
+// out by its cell like an entry of another cell of the row. The tag leaves the top bit
+// clear: assign_cell keeps it above the body's rank in its bucket until scatter_cells
+// writes the entry, in the word where `broad` then records the turns of the body's walk
+// with that bit (TURNS_RECORDED) set.
+fn entry_index_mask() -> u32 {
+    let bits = 32u - countLeadingZeros(max(params.body_count, 2u) - 1u);
+    return (1u << bits) - 1u;
+}
+
+// The tag of row y of `level`: the top bits of a multiplicative hash, but the very top
+// one, above those an index takes.
+fn row_tag(y: i32, level: u32) -> u32 {
+    let hash = (bitcast<u32>(y) * 0x9e3779b1u) ^ (level * 0x85ebca77u);
+    return hash & ~entry_index_mask() & ~TURNS_RECORDED;
+}
+
+// Whether `entry` may be of the row whose tag is `tag`: false only for an entry of
+// another row or level, true for every entry of this one.
+fn entry_in_row(entry: u32, tag: u32) -> bool {
+    return (entry & ~entry_index_mask()) == tag;
+}
+
+// The body of `entry`.
+fn entry_body(entry: u32) -> u32 {
+    return entry & entry_index_mask();
 }

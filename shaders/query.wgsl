@@ -245,14 +245,20 @@ fn consider(query: u32, q: PackedQuery, reach: Aabb, body: u32) -> u32 {
 fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece) -> u32 {
     let whole = (piece.level & WHOLE_LEVEL) != 0u;
     let own = piece.level & ~WHOLE_LEVEL;
+    let tag = row_tag(piece.cell.y, own);
     var steps = 0u;
     for (var k = piece.first; k < piece.end; k++) {
         steps++;
         if steps > QUERY_LOOP_GUARD {
             break;
         }
-        let body = grid_entries[k];
-        // The run's buckets hold other cells' entries too when their hashes collide.
+        let entry = grid_entries[k];
+        // The run's buckets hold other cells' entries too when their hashes collide: those
+        // of other rows are known by the entry alone (entry_in_row).
+        if !whole && !entry_in_row(entry, tag) {
+            continue;
+        }
+        let body = entry_body(entry);
         let cell = body_cells[body].cell;
         let on_level = body_cells[body].level == own;
         let in_run = cell.y == piece.cell.y && cell.x >= piece.cell.x && cell.x <= piece.last;
@@ -441,8 +447,11 @@ fn query_args() {
     dispatch_args[ARGS_TASKS] = dispatch_for(min(atomicLoad(&query_counters.tasks), query_params.task_capacity));
 }
 
+// Reads the pieces handed over; the parameters for the body count, which sets how an
+// entry packs its body (entry_index_mask in grid.wgsl).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn query_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
     let t = global_index(workgroup, local);
     if t >= min(atomicLoad(&query_counters.pieces), query_params.piece_capacity) {
         return;

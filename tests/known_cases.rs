@@ -546,3 +546,49 @@ fn turned_rectangles_get_the_boxes_their_vertices_give() {
         assert_eq!(collider.last_frame().candidates, Some(candidates));
     }
 }
+
+/// The GPU's grid entries keep a body's index in as few bits as the frame's body count
+/// needs, and its row's tag above (entry_index_mask in shaders/grid.wgsl). A lattice
+/// of circles, each touching its four neighbours, at body counts on both sides of a
+/// power of two: the last body, whose index alone needs the top bit, must meet its
+/// neighbours, on the GPU as in the expected list. An index one bit short would lose it
+/// (its entry would name body 0 or 512).
+#[test]
+fn the_last_body_of_a_power_of_two_count_meets_its_neighbours() {
+    use gpu_collide::{glam::Vec2, Body, Circle, Collider, GpuCollider, Shape, ShapeLibrary};
+    let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(0.6))]).expect("library");
+    let context = gpu();
+    for count in [1023u32, 1024, 1025] {
+        let at = |k: u32| Vec2::new((k % 32) as f32, (k / 32) as f32);
+        let bodies: Vec<Body> = (0..count).map(|k| Body::new(0, at(k))).collect();
+        // Right and upper neighbours, 1 apart: the circles overlap by 0.2; diagonal
+        // ones are 1.41 apart and do not touch.
+        let mut expected: Vec<Pair> = Vec::new();
+        for k in 0..count {
+            if k % 32 != 31 && k + 1 < count {
+                expected.push([k, k + 1]);
+            }
+            if k + 32 < count {
+                expected.push([k, k + 32]);
+            }
+        }
+        expected.sort_unstable();
+        let reference = gpu_collide::cpu::ReferenceCollider::new(library.clone())
+            .find_pairs(&bodies)
+            .expect("reference");
+        assert_eq!(reference, expected, "{count} bodies: reference");
+        let last = count - 1;
+        assert!(
+            expected.iter().any(|p| p[1] == last),
+            "{count}: the last body meets nobody"
+        );
+        if let Some(context) = &context {
+            let mut collider = GpuCollider::new(context, library.clone()).expect("gpu");
+            assert_eq!(
+                collider.find_pairs(&bodies).expect("gpu"),
+                expected,
+                "{count} bodies: gpu"
+            );
+        }
+    }
+}

@@ -36,7 +36,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
     },
     Kernel {
         entry: "query_deferred",
-        bindings: &[4, 6, 8, 9, 10, 11, 12, 16],
+        bindings: &[0, 4, 6, 8, 9, 10, 11, 12, 16],
     },
     Kernel {
         entry: "query_test",
