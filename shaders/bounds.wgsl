@@ -24,7 +24,9 @@ var<private> params: Params;
 @group(0) @binding(7) var<storage, read> velocities: array<vec2<f32>>;
 // The grid, as shaders/broad.wgsl declares it (the atomic views, while it is built).
 @group(0) @binding(8) var<storage, read_write> body_cells: array<BodyCell>;
-@group(0) @binding(9) var<storage, read_write> bucket_counters: array<AtomicBucket>;
+@group(0) @binding(9) var<storage, read_write> bucket_counters: array<atomic<u32>>;
+// The plain view of the table, for grid.wgsl's functions; `bounds` does not read it.
+@group(0) @binding(9) var<storage, read_write> buckets: array<u32>;
 @group(0) @binding(10) var<storage, read_write> grid_info_counters: AtomicGridInfo;
 
 // Frames where some bodies wait (they append their few seekers to the list), and the
@@ -334,7 +336,7 @@ fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
         let level = level_of(extent);
         let cell = cell_at((box.min + box.max) * 0.5, level);
         let bucket = cell_bucket(cell, level);
-        let rank = atomicAdd(&bucket_counters[bucket].count, 1u);
+        let rank = atomicAdd(&bucket_counters[bucket], 1u);
         // The workgroup's bodies mostly share a few layers: a load finds the bits set
         // already, and a locked read-modify-write a body costs more than the load.
         if (atomicLoad(&group_level_layers[level]) & layer) != layer {

@@ -69,12 +69,13 @@
 var<private> params: Params;
 @group(0) @binding(2) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(3) var<storage, read_write> body_cells: array<BodyCell>;
-// The table and the per-level summary are built with atomics (assign_cell,
-// allocate_buckets) and read with plain loads once built: software adapters execute
-// even an atomic load as a locked operation, which a million threads then contend on.
-// Each kernel uses only one of the two views of a binding.
-@group(0) @binding(4) var<storage, read_write> bucket_counters: array<AtomicBucket>;
-@group(0) @binding(4) var<storage, read_write> buckets: array<Bucket>;
+// The per-level summary is built with atomics (assign_cell, allocate_buckets) and read
+// with plain loads once built: software adapters execute even an atomic load as a
+// locked operation, which a million threads then contend on. Each kernel uses only one
+// of the two views of a binding. The table (a word a bucket, see bucket_start in
+// grid.wgsl) is counted in the bounds stage; here allocate_buckets, a thread a block,
+// turns its counts into starts with plain loads and stores.
+@group(0) @binding(4) var<storage, read_write> buckets: array<u32>;
 // The bodies of each bucket, one after another: each entry a body's index.
 @group(0) @binding(5) var<storage, read_write> grid_entries: array<u32>;
 @group(0) @binding(6) var<storage, read_write> grid_info_counters: AtomicGridInfo;
@@ -211,16 +212,21 @@ fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_
     }
     var total = 0u;
     for (var b = first; b < first + BUCKETS_PER_THREAD; b++) {
-        total += buckets[b].count;
+        total += buckets[b];
     }
+    // An empty block's counts already read as empty ranges: starts and end all 0.
+    let block_end = params.bucket_count + thread;
     if total == 0u {
+        buckets[block_end] = 0u;
         return;
     }
     var start = atomicAdd(&grid_info_counters.allocated, total);
     for (var b = first; b < first + BUCKETS_PER_THREAD; b++) {
-        buckets[b].start = start;
-        start += buckets[b].count;
+        let count = buckets[b];
+        buckets[b] = start;
+        start += count;
     }
+    buckets[block_end] = start;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -238,7 +244,7 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
     }
     let ranked = body_cells[i].rank;
     let index_mask = entry_index_mask();
-    grid_entries[buckets[bucket].start + (ranked & index_mask)] = i | (ranked & ~index_mask);
+    grid_entries[bucket_start(bucket) + (ranked & index_mask)] = i | (ranked & ~index_mask);
 }
 
 // ---- the query ----
@@ -491,14 +497,13 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             let first_bucket = cell_bucket(walk.cell, walk.level);
             walk.last_x = run_end(walk.cell, first_bucket, walk.range.w);
             walk.tag = row_tag(walk.cell.y, walk.level);
-            let last_bucket = buckets[first_bucket + u32(walk.last_x - walk.cell.x)];
-            walk.next = buckets[first_bucket].start;
-            walk.end = last_bucket.start + last_bucket.count;
+            walk.next = bucket_start(first_bucket);
+            walk.end = bucket_end(first_bucket + u32(walk.last_x - walk.cell.x));
             // Entries past SCAN_BUDGET are handed over, not read, a cell at a time (a
             // piece names one cell): a run that would pass it is cut to its first cell.
             if steps + walk.end - walk.next > SCAN_BUDGET && walk.last_x > walk.cell.x {
                 walk.last_x = walk.cell.x;
-                walk.end = walk.next + buckets[first_bucket].count;
+                walk.end = bucket_end(first_bucket);
             }
             let count = walk.end - walk.next;
             walk.handing = steps + count > SCAN_BUDGET;

@@ -56,6 +56,31 @@ fn waits(layer: u32) -> bool {
     return (layer & ~params.waiter_layers) == 0u;
 }
 
+// ---- the table: a word a bucket ----
+
+// The hash table (`buckets`, `bucket_counters` while counted) holds a word a bucket,
+// then a word a block of BUCKETS_PER_THREAD buckets. The bounds stage counts each
+// bucket's bodies into its word (assign_cell); allocate_buckets turns each block's
+// counts into its buckets' first entries, one after another, and stores after the
+// buckets where the block's last one ends. So a bucket ends where the next one starts,
+// or, last of its block, at its block's end. Why one word: the bounds stage's counting
+// and scatter_cells' reading of starts land on random buckets, and at 10^6 bodies a
+// table of a bucket a body fits the processor's caches half as well at two words (see
+// BENCHMARKS.md). The cpu twin keeps a count and a start a bucket (cpu::broad::Grid).
+
+// The first entry of bucket b, once allocate_buckets has run.
+fn bucket_start(b: u32) -> u32 {
+    return buckets[b];
+}
+
+// The end of bucket b's entries, once allocate_buckets has run.
+fn bucket_end(b: u32) -> u32 {
+    if (b & (BUCKETS_PER_THREAD - 1u)) == BUCKETS_PER_THREAD - 1u {
+        return buckets[params.bucket_count + b / BUCKETS_PER_THREAD];
+    }
+    return buckets[b + 1u];
+}
+
 // ---- grid entries: a body's index and its row's tag in one word ----
 
 // An entry of grid_entries holds the body's index in its low bits (entry_index_mask)

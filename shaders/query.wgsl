@@ -60,7 +60,7 @@ var<private> params: Params;
 @group(0) @binding(2) var<storage, read> transforms: array<BodyTransform>;
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
 @group(0) @binding(4) var<storage, read> aabbs: array<Aabb>;
-@group(0) @binding(5) var<storage, read> buckets: array<Bucket>;
+@group(0) @binding(5) var<storage, read> buckets: array<u32>;
 // Each entry a body's index; its cell, level, layer and kind are in its record.
 @group(0) @binding(6) var<storage, read> grid_entries: array<u32>;
 @group(0) @binding(7) var<storage, read> grid_info: GridInfo;
@@ -416,8 +416,8 @@ fn query(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 let stop = min(w.last, w.column + room);
                 let b1 = b0 + u32(stop - w.column);
                 w.run = vec2<i32>(w.column, stop);
-                w.next = buckets[b0].start;
-                w.end = buckets[b1].start + buckets[b1].count;
+                w.next = bucket_start(b0);
+                w.end = bucket_end(b1);
                 w.column = stop + 1;
             }
         }

@@ -99,16 +99,6 @@ struct BodyCell {
 // its place in its bucket (which never comes near 2^31).
 const TURNS_RECORDED: u32 = 0x80000000u;
 
-struct Bucket {
-    count: u32,
-    start: u32,
-}
-
-// `Bucket` while the table is being counted: the same layout with an atomic count.
-struct AtomicBucket {
-    count: atomic<u32>,
-    start: u32,
-}
 
 struct GridInfo {
     level_layers: array<u32, MAX_LEVELS>,

@@ -16,6 +16,13 @@ pub const DISPATCH_WIDTH: u32 = 32768;
 /// Consecutive buckets one thread of `allocate_buckets` hands entries to.
 pub const BUCKETS_PER_THREAD: u32 = 32;
 
+/// 32-bit words of the GPU's hash table of `buckets` buckets: one a bucket, then one a
+/// block of [`BUCKETS_PER_THREAD`] for where the block's entries end (`bucket_start` in
+/// `shaders/grid.wgsl` says why).
+pub fn table_words(buckets: u32) -> u32 {
+    buckets + buckets / BUCKETS_PER_THREAD
+}
+
 /// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
 pub const MAX_LEVELS: u32 = 32;
 
@@ -343,8 +350,8 @@ pub struct BodyCell {
     pub kind: u32,
 }
 
-/// One bucket of the grid's hash table. Mirrors WGSL `Bucket` (and `AtomicBucket`,
-/// the same with an atomic count, used while counting).
+/// One bucket of the cpu twin's hash table (the GPU's keeps a word a bucket, see
+/// [`table_words`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Bucket {

@@ -9,7 +9,7 @@ use crate::collider::Pair;
 use crate::error::Error;
 use crate::grid::query_bucket_count;
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, DispatchArgs,
+    table_words, Aabb, BodyCell, BodyInfo, BodyTransform, Counters, DeferredScan, DispatchArgs,
     GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
 };
 
@@ -262,12 +262,13 @@ impl Buffers {
                 items(capacity.bodies, size_of::<BodyCell>()),
                 U::STORAGE,
             )?,
-            // For the query grid's table, twice the pairs' (query_bucket_count says why).
+            // For the query grid's table, twice the pairs' (query_bucket_count says why):
+            // a word a bucket and a word a block of them (bucket_start in grid.wgsl).
             buckets: make(
                 "buckets",
                 items(
-                    query_bucket_count(capacity.bodies as usize),
-                    size_of::<Bucket>(),
+                    table_words(query_bucket_count(capacity.bodies as usize)),
+                    size_of::<u32>(),
                 ),
                 U::STORAGE | U::COPY_DST,
             )?,

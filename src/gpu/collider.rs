@@ -35,8 +35,8 @@ use crate::grid::{query_bucket_count, GridParams};
 use crate::library::{body_info, update_transforms, ShapeLibrary};
 use crate::motion::SweptPair;
 use crate::packed::{
-    BodyInfo, BodyTransform, Bucket, Counters, DeferredScan, GridInfo, LongPair, Params,
-    SweptLongPair, MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
+    BodyInfo, BodyTransform, Counters, DeferredScan, GridInfo, LongPair, Params, SweptLongPair,
+    MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
 use crate::query::{QueryAnswers, QueryBatch};
 use crate::shaders::Stage;
@@ -507,10 +507,11 @@ impl GpuCollider {
         encoder.clear_buffer(&b.counters, 0, None);
         // The summary alone: the list of seekers after it is counted there.
         encoder.clear_buffer(&b.grid_info, 0, Some(size_of::<GridInfo>() as u64));
+        // The counts; allocate_buckets writes every block's end after them.
         encoder.clear_buffer(
             &b.buckets,
             0,
-            Some(bucket_count as u64 * size_of::<Bucket>() as u64),
+            Some(bucket_count as u64 * size_of::<u32>() as u64),
         );
         bucket_count
     }
