@@ -17,7 +17,7 @@ use gpu_collide::glam::{IVec2, Vec2};
 use gpu_collide::grid::{cell_bucket, probed_cells, reports_seeker, waits, GridParams};
 use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::packed::{
-    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, BUCKETS_PER_THREAD, NO_BUCKET,
+    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, BUCKETS_PER_THREAD, NO_LEVEL,
 };
 
 fn main() {
@@ -58,7 +58,7 @@ fn count(n: usize) {
     let placed = grid
         .body_cells
         .iter()
-        .filter(|c| c.bucket != NO_BUCKET)
+        .filter(|c| c.level != NO_LEVEL)
         .count() as u64;
 
     // The query, tallied as the `broad` kernel reads: four words of the record of each
@@ -79,7 +79,7 @@ fn count(n: usize) {
     let mut reports = 0u64;
     let mut candidates = Vec::new();
     for (i, me) in grid.body_cells.iter().enumerate() {
-        if me.bucket == NO_BUCKET {
+        if me.level == NO_LEVEL {
             continue;
         }
         let search = grid.levels_to_search(&params, me);

@@ -271,17 +271,17 @@ fn list_seeker(i: u32, local: u32, listed: Listed) {
     }
     if params.waiter_layers != 0u {
         if !listed.unplaced && listed.rank != NOT_LISTED {
-            grid_info_counters.seekers[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
+            grid_info_counters.lists[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
         }
         return;
     }
     let first = i - local;
     if listed.unplaced {
         let bodies = min(WORKGROUP_SIZE, params.body_count - first);
-        grid_info_counters.seekers[first + bodies - 1u - listed.rank] = i;
+        grid_info_counters.lists[first + bodies - 1u - listed.rank] = i;
         return;
     }
-    grid_info_counters.seekers[first + group_key_starts[listed.key] + listed.rank] = i;
+    grid_info_counters.lists[first + group_key_starts[listed.key] + listed.rank] = i;
 }
 
 const NOT_LISTED: u32 = 0xffffffffu;
@@ -329,13 +329,16 @@ fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
     var listed = Listed(0u, NOT_LISTED, false);
     let layer = infos[i].layer;
     let mask = infos[i].mask;
-    var placed = BodyCell(vec2<i32>(0), 0u, NO_BUCKET, 0u, 0u, 0u, SHAPE_POLYGON);
+    var placed = BodyCell(vec2<i32>(0), NO_LEVEL, 0u, 0u, SHAPE_POLYGON);
+    var bucket = NO_BUCKET;
+    var ranked = 0u;
+    let placement = placement_word(i);
     // A body that accepts or offers nothing, or an empty bitmask, meets no one.
     if layer != 0u && mask != 0u && all(box.min <= box.max) {
         let extent = max(box.max.x - box.min.x, box.max.y - box.min.y);
         let level = level_of(extent);
         let cell = cell_at((box.min + box.max) * 0.5, level);
-        let bucket = cell_bucket(cell, level);
+        bucket = cell_bucket(cell, level);
         let rank = atomicAdd(&bucket_counters[bucket], 1u);
         // The workgroup's bodies mostly share a few layers: a load finds the bits set
         // already, and a locked read-modify-write a body costs more than the load.
@@ -352,17 +355,20 @@ fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
             atomicAdd(&group_level_bodies[level], 1u);
             listed = Listed(0u, 0u, false);
             if in_order {
-                let key = seeker_key(body_cells[i].rank, level);
+                let key = seeker_key(grid_info_counters.lists[placement + 1u], level);
                 listed = Listed(key, atomicAdd(&group_key_bodies[key], 1u), false);
             }
             atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
         }
         // The row's tag above the rank, for scatter_cells to keep in the body's entry
         // (entry_index_mask in grid.wgsl).
-        placed = BodyCell(cell, level, bucket, rank | row_tag(cell.y, level), layer, mask, infos[i].kind);
+        ranked = rank | row_tag(cell.y, level);
+        placed = BodyCell(cell, level, layer, mask, infos[i].kind);
     } else {
         listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);
     }
     body_cells[i] = placed;
+    grid_info_counters.lists[placement] = bucket;
+    grid_info_counters.lists[placement + 1u] = ranked;
     return listed;
 }

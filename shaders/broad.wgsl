@@ -236,13 +236,14 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
     if i >= params.body_count {
         return;
     }
-    // Two words of the body's record, not the whole of it: its rank in the bucket comes
-    // with its row's tag above it (assign_cell), which the entry keeps.
-    let bucket = body_cells[i].bucket;
+    // The body's placement: its rank in the bucket comes with its row's tag above it
+    // (assign_cell), which the entry keeps.
+    let placement = placement_word(i);
+    let bucket = grid_info.lists[placement];
     if bucket == NO_BUCKET {
         return;
     }
-    let ranked = body_cells[i].rank;
+    let ranked = grid_info.lists[placement + 1u];
     let index_mask = entry_index_mask();
     grid_entries[bucket_start(bucket) + (ranked & index_mask)] = i | (ranked & ~index_mask);
 }
@@ -446,7 +447,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
         if thread >= grid_info.seeker_count {
             return;
         }
-        i = grid_info.seekers[thread];
+        i = grid_info.lists[thread];
         if i < params.first_looker {
             return;
         }
@@ -458,13 +459,14 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // bullets have none, and stop here having read four words of their record: read
     // field by field, since llvmpipe loads a storage buffer one word and one invocation
     // at a time, and would load the whole record first otherwise.
-    if body_cells[i].bucket == NO_BUCKET {
+    let placement = placement_word(i);
+    if grid_info.lists[placement] == NO_BUCKET {
         return;
     }
     let search = search_levels(body_cells[i].layer, body_cells[i].level, body_cells[i].mask);
     let levels = search.seekers | search.waiters;
     if levels == 0u {
-        body_cells[i].rank = TURNS_RECORDED;
+        grid_info.lists[placement + 1u] = TURNS_RECORDED;
         return;
     }
     let me = body_cells[i];
@@ -539,7 +541,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     // For the next frame's order of the seekers (seeker_key in bounds.wgsl); the
     // entries are placed, so the bucket rank this replaces is not read again.
-    body_cells[i].rank = steps | TURNS_RECORDED;
+    grid_info.lists[placement + 1u] = steps | TURNS_RECORDED;
 }
 
 // Sizes the dispatch of broad: the listed seekers alone when every body that searches

@@ -81,6 +81,21 @@ fn bucket_end(b: u32) -> u32 {
     return buckets[b + 1u];
 }
 
+// ---- placements: a body's bucket and rank, for the counting sort ----
+
+// The index in GridInfo::lists of body i's placement, two words: its bucket (NO_BUCKET
+// for a body placed nowhere), and its rank among the bucket's bodies with its row's tag
+// above it (row_tag), which the bounds stage counts (assign_cell) and scatter_cells
+// turns into the body's entry. Once `broad` has walked for the body, the second word
+// holds that walk's turns with TURNS_RECORDED set instead, by which the next frame
+// orders the seekers (seeker_key in shaders/bounds.wgsl). Why apart from the body's
+// record: scatter_cells reads these two words of every body, 8 megabytes at 10^6
+// bodies where reading them from the 32-byte records took 32; measured on lavapipe
+// (BENCHMARKS.md), the bullet-hell 1M broad stage took 2 ms less.
+fn placement_word(i: u32) -> u32 {
+    return params.body_count + 2u * i;
+}
+
 // ---- grid entries: a body's index and its row's tag in one word ----
 
 // An entry of grid_entries holds the body's index in its low bits (entry_index_mask)
@@ -95,8 +110,8 @@ fn bucket_end(b: u32) -> u32 {
 // bodies 11: an entry of another row then passes with odds of 1 in 2048, and is left
 // out by its cell like an entry of another cell of the row. The tag leaves the top bit
 // clear: assign_cell keeps it above the body's rank in its bucket until scatter_cells
-// writes the entry, in the word where `broad` then records the turns of the body's walk
-// with that bit (TURNS_RECORDED) set.
+// writes the entry, in the word of its placement where `broad` then records the turns
+// of the body's walk with that bit (TURNS_RECORDED) set.
 fn entry_index_mask() -> u32 {
     let bits = 32u - countLeadingZeros(max(params.body_count, 2u) - 1u);
     return (1u << bits) - 1u;

@@ -81,22 +81,19 @@ struct Params {
     binned: u32,
 }
 
+// Where a body sits in the grid, with the filter and shape kind that whoever reads its
+// entry needs. A body placed nowhere has level NO_LEVEL. Its bucket and rank there, which
+// only the counting sort reads, are in its placement (placement_word in grid.wgsl).
 struct BodyCell {
     cell: vec2<i32>,
     level: u32,
-    bucket: u32,
-    // The body's place among its bucket's bodies while the table is built (assign_cell,
-    // scatter_cells); once `broad` has walked for the body, the turns of that walk with
-    // TURNS_RECORDED set, which the next frame's bounds orders the seekers by
-    // (seeker_key). Nothing else reads it after scatter_cells.
-    rank: u32,
     layer: u32,
     mask: u32,
     kind: u32,
 }
 
-// Set in BodyCell::rank where it holds the turns of the body's last walk rather than
-// its place in its bucket (which never comes near 2^31).
+// Set in the second word of a body's placement where it holds the turns of the body's
+// last walk rather than its rank in its bucket (which never comes near 2^31).
 const TURNS_RECORDED: u32 = 0x80000000u;
 
 
@@ -120,9 +117,10 @@ struct GridInfo {
     seeker_count: u32,
     // 1 when only the listed seekers search, so broad runs over them alone (broad_args).
     seekers_only: u32,
-    // The bodies that do not wait: each workgroup's of the bounds kernel together,
-    // level by level.
-    seekers: array<u32>,
+    // Two lists. First the seekers, the bodies that do not wait: each workgroup's of the
+    // bounds kernel together, key by key (list_seeker). Then, from body_count on, a
+    // placement a body (placement_word in grid.wgsl).
+    lists: array<u32>,
 }
 
 // `GridInfo` while it is being built: the same layout with atomic fields.
@@ -138,7 +136,7 @@ struct AtomicGridInfo {
     swept_cells: array<atomic<u32>, MAX_LEVELS * MAX_LEVELS>,
     seeker_count: atomic<u32>,
     seekers_only: u32,
-    seekers: array<u32>,
+    lists: array<u32>,
 }
 
 // The append counters; each counts every item, also those past its buffer's end.

@@ -26,7 +26,7 @@ use crate::grid::{
     waiter_layers, GridParams, TableLayout, TOP_LEVEL,
 };
 use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform, NO_BUCKET};
+use crate::packed::{Aabb, BodyInfo, BodyTransform, NO_LEVEL};
 use crate::query::QueryBatch;
 
 /// Bodies sampled to choose the cell size.
@@ -143,7 +143,7 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u
     let grid = Grid::build(params, infos, boxes);
     let (mut cells, mut entries) = (0u64, 0u64);
     for (me, own) in grid.body_cells.iter().zip(boxes) {
-        if me.bucket == NO_BUCKET {
+        if me.level == NO_LEVEL {
             continue;
         }
         let search = grid.levels_to_search(params, me);

@@ -118,8 +118,13 @@ pub const SHAPE_WORDS: u32 = (std::mem::size_of::<PackedShape>() / 4) as u32;
 /// 32-bit words of a [`PolygonVertex`] in the GPU's library buffer.
 pub const VERTEX_WORDS: u32 = (std::mem::size_of::<PolygonVertex>() / 4) as u32;
 
-/// `BodyCell::bucket` of a body left out of the grid (it can collide with nothing).
+/// The bucket of a body left out of the grid (it can collide with nothing): in the
+/// GPU's placement of the body (`placement_word` in `shaders/grid.wgsl`), in the CPU
+/// twin's list of each body's bucket.
 pub const NO_BUCKET: u32 = u32::MAX;
+
+/// [`BodyCell::level`] of a body left out of the grid.
+pub const NO_LEVEL: u32 = u32::MAX;
 
 /// `PackedShape::kind` of a convex polygon.
 pub const SHAPE_POLYGON: u32 = 0;
@@ -136,6 +141,7 @@ pub fn wgsl_constants() -> String {
          const BUCKETS_PER_THREAD: u32 = {BUCKETS_PER_THREAD}u;\n\
          const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
+         const NO_LEVEL: u32 = {NO_LEVEL}u;\n\
          const CHUNK_BUDGET: u32 = {CHUNK_BUDGET}u;\n\
          const SCAN_BUDGET: u32 = {SCAN_BUDGET}u;\n\
          const SCAN_CHUNK: u32 = {SCAN_CHUNK}u;\n\
@@ -328,17 +334,12 @@ pub const NO_SOURCE_ANGLE: u32 = u32::MAX;
 pub struct BodyCell {
     /// The cell holding the centre of the body's box, at its level.
     pub cell: [i32; 2],
-    /// The finest level whose cells are at least as large as the body's box.
+    /// The finest level whose cells are at least as large as the body's box, or
+    /// [`NO_LEVEL`] for a body left out of the grid. Its bucket follows from the cell and
+    /// the level (`cell_bucket`); the GPU keeps it, with the body's rank in it, in the
+    /// body's placement (`placement_word` in `shaders/grid.wgsl`), the CPU twin in a list
+    /// of its own ([`crate::cpu::broad::Grid`]).
     pub level: u32,
-    /// The hash-table bucket of `(cell, level)`, or [`NO_BUCKET`].
-    pub bucket: u32,
-    /// The body's place among the bodies of its bucket, counted by `assign_cell` (in the
-    /// bounds kernel) and read by `scatter_cells`. Once the GPU's broad phase has walked
-    /// the grid for the body, it holds that walk's turns with bit 31 set instead, by
-    /// which the next frame orders the bodies that search (`seeker_key` in
-    /// `shaders/bounds.wgsl`). The CPU twin leaves it 0: it places a bucket's bodies in
-    /// index order (`Grid::rebuild`) and has no lanes to keep in step.
-    pub rank: u32,
     /// The body's layer bits, so the query need not read the body's info.
     pub layer: u32,
     /// The body's mask bits, so the query decides from this record alone whether the

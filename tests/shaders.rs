@@ -228,17 +228,14 @@ fn rust_structs_mirror_wgsl_structs() {
             binned
         ]
     );
-    assert_mirrors!(
-        BodyCell,
-        "BodyCell",
-        [cell, level, bucket, rank, layer, mask, kind]
-    );
-    // GridInfo's WGSL struct ends in the list of seekers, a runtime-sized array that
-    // the Rust header leaves out: it starts where the header ends.
+    assert_mirrors!(BodyCell, "BodyCell", [cell, level, layer, mask, kind]);
+    // GridInfo's WGSL struct ends in its lists (the seekers, then the placements), a
+    // runtime-sized array that the Rust header leaves out: it starts where the header
+    // ends.
     let (size, offsets) = wgsl_layout("GridInfo");
     let header = size_of::<GridInfo>() as u32;
-    assert_eq!(offsets.last(), Some(&("seekers".to_string(), header)));
-    assert_eq!(size, header + 4, "GridInfo with one seeker");
+    assert_eq!(offsets.last(), Some(&("lists".to_string(), header)));
+    assert_eq!(size, header + 4, "GridInfo with one word of lists");
     let rust_offsets: Vec<(String, u32)> = [
         ("level_layers", offset_of!(GridInfo, level_layers)),
         ("level_waiters", offset_of!(GridInfo, level_waiters)),

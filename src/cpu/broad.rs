@@ -19,17 +19,17 @@ use crate::grid::{
     search_levels, sweep_reach, waiter_looks, waits, GridParams, SearchLevels,
 };
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, Bucket, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET,
+    Aabb, BodyCell, BodyInfo, Bucket, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET, NO_LEVEL,
 };
 use crate::types::filters_agree;
 
-/// The cell, level and bucket of one body (its rank is left 0: see [`Grid::rebuild`]), or
-/// [`NO_BUCKET`] for a body that accepts or offers nothing, or an empty bitmask.
+/// The cell and level of one body, or level [`NO_LEVEL`] for a body that accepts or
+/// offers nothing, or an empty bitmask.
 fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
     let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
     if body.layer == 0 || body.mask == 0 || !min.cmple(max).all() {
         return BodyCell {
-            bucket: NO_BUCKET,
+            level: NO_LEVEL,
             ..BodyCell::default()
         };
     }
@@ -39,11 +39,20 @@ fn place(params: &GridParams, body: &BodyInfo, b: &Aabb) -> BodyCell {
     BodyCell {
         cell: cell.to_array(),
         level,
-        bucket: cell_bucket(params, cell, level),
-        rank: 0,
         layer: body.layer,
         mask: body.mask,
         kind: 0,
+    }
+}
+
+/// The bucket of a body placed at `c`, or [`NO_BUCKET`] for one left out. (The GPU
+/// counts each body's rank in its bucket too; the twin places a bucket's bodies in index
+/// order, see [`Grid::rebuild`], and has no lanes to keep in step.)
+fn bucket_of(params: &GridParams, c: &BodyCell) -> u32 {
+    if c.level == NO_LEVEL {
+        NO_BUCKET
+    } else {
+        cell_bucket(params, IVec2::from(c.cell), c.level)
     }
 }
 
@@ -57,7 +66,7 @@ fn add_to_level(
     body: &BodyInfo,
     b: &Aabb,
 ) -> bool {
-    if placed.bucket == NO_BUCKET {
+    if placed.level == NO_LEVEL {
         return false;
     }
     let level = placed.level as usize;
@@ -243,7 +252,7 @@ impl Grid {
             self.body_cells
                 .par_iter()
                 .with_min_len(CHUNK)
-                .map(|c| c.bucket),
+                .map(|c| bucket_of(params, c)),
         );
         // allocate_buckets: which side looks between levels, from this frame's counts...
         info.look_levels = look_levels(&probe_down(&info), info.occupied_levels);
@@ -339,7 +348,7 @@ impl Grid {
         out: &mut Vec<Pair>,
     ) -> bool {
         let me = &self.body_cells[i];
-        if me.bucket == NO_BUCKET {
+        if me.level == NO_LEVEL {
             return true;
         }
         let search = self.levels_to_search(params, me);
@@ -463,7 +472,7 @@ mod tests {
                 .map(|e| e.body)
                 .collect();
             let expected: Vec<u32> = (0..infos.len() as u32)
-                .filter(|&i| one.body_cells[i as usize].bucket == b as u32)
+                .filter(|&i| bucket_of(&params, &one.body_cells[i as usize]) == b as u32)
                 .collect();
             assert_eq!(listed, expected, "bucket {b}");
         }
@@ -611,7 +620,7 @@ mod tests {
         let searches: Vec<_> = grid
             .body_cells
             .iter()
-            .filter(|me| me.bucket != NO_BUCKET)
+            .filter(|me| me.level != NO_LEVEL)
             .map(|me| (waits(&params, me.layer), grid.levels_to_search(&params, me)))
             .collect();
         assert!(searches.iter().any(|(w, s)| !w && s.waiters != 0));

@@ -14,7 +14,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
     },
     Kernel {
         entry: "scatter_cells",
-        bindings: &[0, 3, 4, 5],
+        bindings: &[0, 4, 5, 6],
     },
     Kernel {
         entry: "broad_args",

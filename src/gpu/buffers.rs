@@ -278,10 +278,11 @@ impl Buffers {
                 items(capacity.bodies, size_of::<u32>()),
                 U::STORAGE,
             )?,
-            // The summary, then the list of seekers (a body each at most).
+            // The summary, then the list of seekers (a body each at most) and a placement
+            // a body (two words, placement_word in grid.wgsl).
             grid_info: make(
                 "grid info",
-                size_of::<GridInfo>() as u64 + items(capacity.bodies, size_of::<u32>()),
+                size_of::<GridInfo>() as u64 + 3 * items(capacity.bodies, size_of::<u32>()),
                 U::STORAGE | U::COPY_DST,
             )?,
             deferred: make(
