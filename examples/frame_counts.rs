@@ -16,9 +16,7 @@ use gpu_collide::generate::BulletHell;
 use gpu_collide::glam::{IVec2, Vec2};
 use gpu_collide::grid::{cell_bucket, probed_cells, reports_seeker, waits, GridParams};
 use gpu_collide::library::{body_info, body_transform};
-use gpu_collide::packed::{
-    Aabb, BodyCell, BodyInfo, BodyTransform, Bucket, BUCKETS_PER_THREAD, NO_LEVEL,
-};
+use gpu_collide::packed::{Aabb, BodyCell, BodyInfo, BodyTransform, BUCKETS_PER_THREAD, NO_LEVEL};
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()
@@ -49,7 +47,8 @@ fn count(n: usize) {
         size_of::<BodyInfo>() as u64,
         size_of::<Aabb>() as u64,
         size_of::<BodyCell>() as u64,
-        size_of::<Bucket>() as u64,
+        // The GPU's table keeps a word a bucket (`table_words`).
+        size_of::<u32>() as u64,
         // A GPU grid entry is the body's index; its record is read where it is needed.
         size_of::<u32>() as u64,
     );
@@ -76,7 +75,7 @@ fn count(n: usize) {
     };
     let visited = if listed == 0 { bodies } else { listed };
     let (mut searching, mut cells, mut entries, mut reached) = (0u64, 0u64, 0u64, 0u64);
-    let mut reports = 0u64;
+    let (mut reports, mut in_row) = (0u64, 0u64);
     let mut candidates = Vec::new();
     for (i, me) in grid.body_cells.iter().enumerate() {
         if me.level == NO_LEVEL {
@@ -103,6 +102,11 @@ fn count(n: usize) {
                 let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
                 for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
                     entries += 1;
+                    // An entry of another row is known by its tag (`row_tag`), unread.
+                    if other.level != level || other.cell[1] != c.y {
+                        continue;
+                    }
+                    in_row += 1;
                     if !own.overlaps(&aabbs[other.body as usize]) {
                         continue;
                     }
@@ -136,23 +140,26 @@ fn count(n: usize) {
         ("upload (host to GPU)", transform * bodies, 0),
         (
             "bounds, with assign_cell",
-            (transform + info + aabb + cell) * bodies + 4 * listed,
+            // The record, and the placement (bucket, rank) beside it.
+            (transform + info + aabb + cell + 8) * bodies + 4 * listed,
             placed, // one bucket counter each
         ),
         (
             "allocate_buckets",
-            2 * bucket * buckets,
+            // Each count read and overwritten by its start, and each block's end.
+            2 * bucket * buckets + 4 * (buckets / BUCKETS_PER_THREAD as u64),
             buckets / BUCKETS_PER_THREAD as u64,
         ),
-        // Two words of each record, its bucket's start, the entry.
+        // Each placement (two words), its bucket's start, the entry.
         ("scatter_cells", (8 + 4 + entry) * placed, 0),
         (
             "broad (query)",
             4 * listed
                 + 16 * visited
-                + (cell - 16 + aabb) * searching
-                + bucket * cells
-                + (entry + aabb) * entries
+                + (cell - 12 + aabb) * searching
+                + 2 * bucket * cells
+                + entry * entries
+                + aabb * in_row
                 + 16 * reached
                 + 4 * reports
                 + (4 + 8) * c,
@@ -167,7 +174,7 @@ fn count(n: usize) {
     ];
     println!("bullet-hell, {n} bodies (seed 4):");
     println!(
-        "  placed {placed}, searching {searching}, cells read {cells}, entries read {entries}, \
+        "  placed {placed}, searching {searching}, cells read {cells}, entries read {entries} ({in_row} of the rows read), \
          boxes reached {reached}, candidates {c}, pairs {pairs}, buckets {buckets}"
     );
     let mut total = 0;
