@@ -99,19 +99,20 @@ fn placement_word(i: u32) -> u32 {
 // ---- grid entries: a body's index and its row's tag in one word ----
 
 // An entry of grid_entries holds the body's index in its low bits (entry_index_mask)
-// and, above them, its row's tag (row_tag). A walk reads the entries of
-// a run of buckets, and other rows and levels hash to those buckets too: it skips their
-// entries by the word it has already read, rather than loading each one's box and
-// record from wherever they lie. Counted on the cpu twin's grid of bullet-hell 1M (a
-// bucket a body), a ship's walk reads 23 entries, 18 of them from other rows; measured
-// on lavapipe, the broad stage there took 18.2-18.9 ms with the tags against 19.8-21.1
-// without (BENCHMARKS.md). The index takes the fewest bits that hold every body index
-// of the frame, so at least 3 bits of tag are left (MAX_BODIES is 2^29), and at 10^6
-// bodies 11: an entry of another row then passes with odds of 1 in 2048, and is left
-// out by its cell like an entry of another cell of the row. The tag leaves the top bit
-// clear: assign_cell keeps it above the body's rank in its bucket until scatter_cells
-// writes the entry, in the word of its placement where `broad` then records the turns
-// of the body's walk with that bit (TURNS_RECORDED) set.
+// and, above them, its row's tag (row_tag). A walk reads the entries of a run of
+// buckets, and other rows and levels hash to those buckets too: it skips their entries
+// by the word it has already read, rather than loading each one's box and record from
+// wherever they lie. Counted on the cpu twin's grid of bullet-hell 1M (a bucket a
+// body), a ship's walk reads 23 entries, 18 of them from other rows; measured on
+// lavapipe, the broad stage there took 16.3-16.7 ms with the tags against 18.9 without
+// (BENCHMARKS.md, stop 30). The index takes the fewest bits that hold every body index
+// of the frame. The tag takes the bits above it but the top one, which it leaves clear:
+// assign_cell keeps the tag above the body's rank in its placement until scatter_cells
+// writes the entry, and `broad` then records the turns of the body's walk in that word
+// with the top bit (TURNS_RECORDED) set. So at 10^6 bodies the tag has 11 bits, and an
+// entry of another row passes with odds of 1 in 2048, to be left out by its cell like
+// an entry of another cell of the row; at the most bodies a frame may hold (MAX_BODIES,
+// 2^29) it has 2.
 fn entry_index_mask() -> u32 {
     let bits = 32u - countLeadingZeros(max(params.body_count, 2u) - 1u);
     return (1u << bits) - 1u;
