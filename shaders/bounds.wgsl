@@ -271,17 +271,17 @@ fn list_seeker(i: u32, local: u32, listed: Listed) {
     }
     if params.waiter_layers != 0u {
         if !listed.unplaced && listed.rank != NOT_LISTED {
-            grid_info_counters.lists[atomicAdd(&grid_info_counters.seeker_count, 1u)] = i;
+            grid_info_counters.lists[seeker_word(atomicAdd(&grid_info_counters.seeker_count, 1u))] = i;
         }
         return;
     }
     let first = i - local;
     if listed.unplaced {
         let bodies = min(WORKGROUP_SIZE, params.body_count - first);
-        grid_info_counters.lists[first + bodies - 1u - listed.rank] = i;
+        grid_info_counters.lists[seeker_word(first + bodies - 1u - listed.rank)] = i;
         return;
     }
-    grid_info_counters.lists[first + group_key_starts[listed.key] + listed.rank] = i;
+    grid_info_counters.lists[seeker_word(first + group_key_starts[listed.key] + listed.rank)] = i;
 }
 
 const NOT_LISTED: u32 = 0xffffffffu;

@@ -447,7 +447,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
         if thread >= grid_info.seeker_count {
             return;
         }
-        i = grid_info.lists[thread];
+        i = grid_info.lists[seeker_word(thread)];
         if i < params.first_looker {
             return;
         }

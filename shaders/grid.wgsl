@@ -92,8 +92,15 @@ fn bucket_end(b: u32) -> u32 {
 // record: scatter_cells reads these two words of every body, 8 megabytes at 10^6
 // bodies where reading them from the 32-byte records took 32; measured on lavapipe
 // (BENCHMARKS.md), the bullet-hell 1M broad stage took 2 ms less.
+// The placements come first, so that a body's word of turns stays where it was when
+// the body count changes from one frame to the next (a game removing the bodies hit).
 fn placement_word(i: u32) -> u32 {
-    return params.body_count + 2u * i;
+    return 2u * i;
+}
+
+// The index in GridInfo::lists of entry k of the list of seekers, after the placements.
+fn seeker_word(k: u32) -> u32 {
+    return 2u * params.body_count + k;
 }
 
 // ---- grid entries: a body's index and its row's tag in one word ----

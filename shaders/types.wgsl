@@ -117,9 +117,9 @@ struct GridInfo {
     seeker_count: u32,
     // 1 when only the listed seekers search, so broad runs over them alone (broad_args).
     seekers_only: u32,
-    // Two lists. First the seekers, the bodies that do not wait: each workgroup's of the
-    // bounds kernel together, key by key (list_seeker). Then, from body_count on, a
-    // placement a body (placement_word in grid.wgsl).
+    // Two lists: a placement a body (placement_word in grid.wgsl), then the seekers, the
+    // bodies that do not wait: each workgroup's of the bounds kernel together, key by
+    // key (list_seeker, seeker_word).
     lists: array<u32>,
 }
 

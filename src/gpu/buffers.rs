@@ -278,8 +278,8 @@ impl Buffers {
                 items(capacity.bodies, size_of::<u32>()),
                 U::STORAGE,
             )?,
-            // The summary, then the list of seekers (a body each at most) and a placement
-            // a body (two words, placement_word in grid.wgsl).
+            // The summary, then a placement a body (two words, placement_word in
+            // grid.wgsl) and the list of seekers (a body each at most).
             grid_info: make(
                 "grid info",
                 size_of::<GridInfo>() as u64 + 3 * items(capacity.bodies, size_of::<u32>()),
