@@ -135,8 +135,9 @@ const CHUNK: usize = 4096;
 /// cell and filter so that a bucket's bodies are read contiguously (its box is read from
 /// its own record only when the filters agree).
 ///
-/// The GPU's grid entries are the index alone, and its kernels read the rest from the
-/// body's [`BodyCell`]: there the scatter of six-word entries across memory cost more
+/// The GPU's grid entries are one word, the index with its row's tag above it
+/// (`row_tag` in `shaders/grid.wgsl`), and its kernels read the rest from the body's
+/// [`BodyCell`]: there the scatter of six-word entries across memory cost more
 /// than the reads it saved (`shaders/broad.wgsl`). A CPU thread reads a bucket's copies
 /// from one or two cache lines instead of a line per body, and builds them in a pass
 /// that stays within its shard of the table.
