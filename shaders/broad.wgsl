@@ -357,11 +357,12 @@ fn past_candidate_limit() -> bool {
 fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, first: u32, end: u32) {
     let bins = partner_bins(me.kind);
     let tag = row_tag(cell.y, level);
+    let index_mask = entry_index_mask();
     var found = vec3<u32>(0u);
     for (var k = first; k < end; k++) {
         let entry = grid_entries[k];
-        let other = entry_body(entry);
-        if entry_in_row(entry, tag) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
+        let other = entry_body(entry, index_mask);
+        if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
             found[body_cells[other].kind]++;
         }
     }
@@ -374,8 +375,8 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
     }
     for (var k = first; k < end; k++) {
         let entry = grid_entries[k];
-        let other = entry_body(entry);
-        if entry_in_row(entry, tag) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
+        let other = entry_body(entry, index_mask);
+        if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
             let other_kind = body_cells[other].kind;
             let slot = slots[other_kind];
             if slot < bins.capacity[other_kind] {
@@ -487,6 +488,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // walks a masked atomic's lanes one by one, taken or not (measured: 5% of the broad
     // stage on the crowded 10k scenes).
     var unfinished = false;
+    let index_mask = entry_index_mask();
     loop {
         // A turn that moves to the next cell reads its first entry too: a body sweeping
         // sparse cells takes one turn a cell (measured: the crowded 10k scenes' broad
@@ -526,8 +528,8 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 walk.next = piece_end;
             } else {
                 let entry = grid_entries[walk.next];
-                let other = entry_body(entry);
-                if entry_in_row(entry, walk.tag) && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
+                let other = entry_body(entry, index_mask);
+                if entry_in_row(entry, walk.tag, index_mask) && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
                     if !emit_candidate(i, bins, other) {
                         return;
                     }

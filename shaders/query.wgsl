@@ -246,6 +246,7 @@ fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece) -> u32 {
     let whole = (piece.level & WHOLE_LEVEL) != 0u;
     let own = piece.level & ~WHOLE_LEVEL;
     let tag = row_tag(piece.cell.y, own);
+    let index_mask = entry_index_mask();
     var steps = 0u;
     for (var k = piece.first; k < piece.end; k++) {
         steps++;
@@ -255,10 +256,10 @@ fn scan_piece(q: PackedQuery, reach: Aabb, piece: QueryPiece) -> u32 {
         let entry = grid_entries[k];
         // The run's buckets hold other cells' entries too when their hashes collide: those
         // of other rows are known by the entry alone (entry_in_row).
-        if !whole && !entry_in_row(entry, tag) {
+        if !whole && !entry_in_row(entry, tag, index_mask) {
             continue;
         }
-        let body = entry_body(entry);
+        let body = entry_body(entry, index_mask);
         let cell = body_cells[body].cell;
         let on_level = body_cells[body].level == own;
         let in_run = cell.y == piece.cell.y && cell.x >= piece.cell.x && cell.x <= piece.last;
