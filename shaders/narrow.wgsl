@@ -74,14 +74,21 @@ fn intervals_apart(a: vec2<f32>, b: vec2<f32>) -> bool {
     return a.y < b.x || b.y < a.x;
 }
 
-// Whether polygon `q` lies strictly beyond the line of edge `k` of polygon `p`.
-fn beyond_edge(p: PackedShape, pp: Placement, k: u32, q: PackedShape, pq: Placement) -> bool {
+// Whether polygon `q` lies strictly beyond the line of edge `k` of polygon `p`. Tries
+// q's vertices from `*first` on, round the polygon, and leaves there the vertex found
+// short of the line, if any: the next edge of p, turned a little further, most often
+// has that vertex short of its line too, so a pair that collides reads about one vertex
+// an edge instead of running until it meets one.
+fn beyond_edge(p: PackedShape, pp: Placement, k: u32, q: PackedShape, pq: Placement, first: ptr<function, u32>) -> bool {
     let axis = polygon_normal(p, pp, k);
     let edge = dot(polygon_point(p, pp, k), axis);
-    for (var v = 0u; v < q.count; v++) {
+    var v = *first;
+    for (var read = 0u; read < q.count; read++) {
         if dot(polygon_point(q, pq, v), axis) <= edge {
+            *first = v;
             return false;
         }
+        v = select(v + 1u, 0u, v + 1u == q.count);
     }
     return true;
 }
@@ -373,11 +380,17 @@ fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
     if plan.pair_kind == PAIR_POLYGON_POLYGON {
         let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
         let pb = placement_in_frame_of(plan.b, plan.a);
+        // Where the last edge of a (of b) found a vertex of b (of a) short of its line.
+        var in_b = 0u;
+        var in_a = 0u;
         for (var unit = first; unit < end; unit++) {
             let e = polygon_pair_edge(sa, pa, sb, pb, unit);
-            if beyond_edge(e.own, e.own_at, e.k, e.other, e.other_at) {
+            var start = select(in_b, in_a, e.of_b);
+            if beyond_edge(e.own, e.own_at, e.k, e.other, e.other_at, &start) {
                 return true;
             }
+            in_b = select(start, in_b, e.of_b);
+            in_a = select(in_a, start, e.of_b);
         }
         return false;
     }

@@ -226,11 +226,13 @@ impl PairTest<'_> {
         match plan.pair_kind {
             PairKind::PolygonPolygon => {
                 let pb = self.placement_in_frame_of(plan.b, plan.a);
+                // Where the last edge of a (of b) found a vertex of b (of a) short of its line.
+                let (mut in_b, mut in_a) = (0, 0);
                 (first..end).any(|unit| {
                     if unit < sa.count {
-                        g.beyond_edge(&sa, own_frame, unit, &sb, pb)
+                        g.beyond_edge(&sa, own_frame, unit, &sb, pb, &mut in_b)
                     } else {
-                        g.beyond_edge(&sb, pb, unit - sa.count, &sa, own_frame)
+                        g.beyond_edge(&sb, pb, unit - sa.count, &sa, own_frame, &mut in_a)
                     }
                 })
             }
@@ -299,7 +301,10 @@ impl Geometry<'_> {
         interval
     }
 
-    /// Whether polygon `q` lies strictly beyond the line of edge `k` of polygon `p`.
+    /// Whether polygon `q` lies strictly beyond the line of edge `k` of polygon `p`, as
+    /// WGSL `beyond_edge`: q's vertices are tried from `*first` on, round the polygon,
+    /// and the vertex found short of the line, if any, is left in `*first` for the next
+    /// edge to try first. The answer does not depend on where the reading starts.
     pub fn beyond_edge(
         &self,
         p: &PackedShape,
@@ -307,10 +312,17 @@ impl Geometry<'_> {
         k: u32,
         q: &PackedShape,
         pq: Placement,
+        first: &mut u32,
     ) -> bool {
         let axis = self.polygon_normal(p, pp, k);
         let edge = self.polygon_point(p, pp, k).dot(axis);
-        (0..q.count).all(|v| self.polygon_point(q, pq, v).dot(axis) > edge)
+        let short = (*first..q.count)
+            .chain(0..*first)
+            .find(|&v| self.polygon_point(q, pq, v).dot(axis) <= edge);
+        if let Some(v) = short {
+            *first = v;
+        }
+        short.is_none()
     }
 
     /// Convex polygons intersect unless an edge of one has the other strictly beyond it
@@ -322,8 +334,9 @@ impl Geometry<'_> {
         b: &PackedShape,
         pb: Placement,
     ) -> bool {
-        !(0..a.count).any(|k| self.beyond_edge(a, pa, k, b, pb))
-            && !(0..b.count).any(|k| self.beyond_edge(b, pb, k, a, pa))
+        let (mut in_b, mut in_a) = (0, 0);
+        !(0..a.count).any(|k| self.beyond_edge(a, pa, k, b, pb, &mut in_b))
+            && !(0..b.count).any(|k| self.beyond_edge(b, pb, k, a, pa, &mut in_a))
     }
 
     /// Separating axis test of a circle against a polygon: the edges, then the axis from
@@ -534,6 +547,46 @@ mod tests {
             per_chunk: units,
             chunks: 1,
         }
+    }
+
+    /// Where a polygon's edge test starts reading the other polygon changes how far it
+    /// reads, never the answer, and it leaves the start at a vertex short of the line.
+    #[test]
+    fn an_edge_test_answers_alike_from_every_start() {
+        use crate::shapes::{Polygon, Shape};
+        let library = ShapeLibrary::new(&[
+            Shape::Polygon(Polygon::regular(7, 10.0)),
+            Shape::Polygon(Polygon::regular(5, 6.0)),
+        ])
+        .expect("valid shapes");
+        let g = Geometry { library: &library };
+        let (p, q) = (&library.shapes[0], &library.shapes[1]);
+        let at = |x: f32, y: f32, angle: f32| Placement {
+            offset: Vec2::new(x, y),
+            rotation: Vec2::new(angle.cos(), angle.sin()),
+        };
+        let mut beyond = 0;
+        for step in 0..40 {
+            let (pp, pq) = (at(0.0, 0.0, 0.3), at(8.0 + 0.3 * step as f32, 2.0, 1.1));
+            for k in 0..p.count {
+                let mut from_zero = 0;
+                let answer = g.beyond_edge(p, pp, k, q, pq, &mut from_zero);
+                beyond += answer as u32;
+                for start in 0..q.count {
+                    let mut first = start;
+                    assert_eq!(g.beyond_edge(p, pp, k, q, pq, &mut first), answer);
+                    if answer {
+                        assert_eq!(first, start, "a start kept when every vertex is beyond");
+                    } else {
+                        let axis = g.polygon_normal(p, pp, k);
+                        let edge = g.polygon_point(p, pp, k).dot(axis);
+                        assert!(g.polygon_point(q, pq, first).dot(axis) <= edge);
+                    }
+                }
+            }
+        }
+        // Both answers were met: the polygons start overlapping and end apart.
+        assert!(beyond > 0 && beyond < 40 * p.count);
     }
 
     #[test]
