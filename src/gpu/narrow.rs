@@ -1,7 +1,7 @@
 //! Stage 3 on the GPU, narrow phase: host side of `shaders/narrow.wgsl`. The counts
 //! stay on the GPU: `narrow_args` sizes the dispatches from the bins the broad phase
 //! appended to. In a crowded frame the broad phase has put each kind pair's candidates
-//! in a bin of their own ([`super::bins`]), and each bin is tested by the kernel of its
+//! in a bin of their own (`src/gpu/bins.rs`), and each bin is tested by the kernel of its
 //! kind pair; a frame with few candidates keeps one list and tests it with `narrow`.
 //! Then `long_args` sizes the chunks of long tests (`narrow_task`) and their verdicts
 //! (`narrow_finish`) likewise. A frame with motion runs the swept kernels of
