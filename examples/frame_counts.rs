@@ -100,14 +100,15 @@ fn count(n: usize) {
             for c in probed_cells(&params, mine, me.level, min, max, level, whole) {
                 cells += 1;
                 let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
-                for other in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
+                for &j in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
+                    let other = &grid.body_cells[j as usize];
                     entries += 1;
                     // An entry of another row is known by its tag (`row_tag`), unread.
                     if other.level != level || other.cell[1] != c.y {
                         continue;
                     }
                     in_row += 1;
-                    if !own.overlaps(&aabbs[other.body as usize]) {
+                    if !own.overlaps(&aabbs[j as usize]) {
                         continue;
                     }
                     reached += 1;
@@ -117,14 +118,14 @@ fn count(n: usize) {
                     let reported = if waits(&params, other.layer) {
                         whole
                     } else {
-                        reports_seeker(seekers, mine, me.level, i as u32, c, level, other.body)
+                        reports_seeker(seekers, mine, me.level, i as u32, c, level, j)
                     };
                     if !reported {
                         continue;
                     }
                     reports += 1;
                     if me.layer & other.mask != 0 && other.layer & me.mask != 0 {
-                        candidates.push([i as u32, other.body]);
+                        candidates.push([i as u32, j]);
                     }
                 }
             }

@@ -168,6 +168,7 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u
                 let start = bucket.start as usize;
                 entries += grid.entries[start..start + bucket.count as usize]
                     .iter()
+                    .map(|&j| &grid.body_cells[j as usize])
                     .filter(|e| e.level == level && IVec2::from(e.cell) == cell)
                     .count() as u64;
             }

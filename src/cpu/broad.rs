@@ -131,30 +131,6 @@ const SHARDS_FROM: usize = 1 << 15;
 /// Bodies a thread takes at a time in [`Grid::rebuild`]'s passes over them.
 const CHUNK: usize = 4096;
 
-/// A body as the CPU's grid stores it, grouped by bucket: its index, with copies of its
-/// cell and filter so that a bucket's bodies are read contiguously (its box is read from
-/// its own record only when the filters agree).
-///
-/// The GPU's grid entries are one word, the index with its row's tag above it
-/// (`row_tag` in `shaders/grid.wgsl`), and its kernels read the rest from the body's
-/// [`BodyCell`]: there the scatter of six-word entries across memory cost more
-/// than the reads it saved (`shaders/broad.wgsl`). A CPU thread reads a bucket's copies
-/// from one or two cache lines instead of a line per body, and builds them in a pass
-/// that stays within its shard of the table.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct GridEntry {
-    /// See [`BodyCell::cell`].
-    pub cell: [i32; 2],
-    /// See [`BodyCell::level`].
-    pub level: u32,
-    /// The body's index.
-    pub body: u32,
-    /// The body's layer bits.
-    pub layer: u32,
-    /// The body's mask bits.
-    pub mask: u32,
-}
-
 /// The grid of one frame: every body in one cell, the cells in a hash table.
 #[derive(Debug, Clone, Default)]
 pub struct Grid {
@@ -162,8 +138,18 @@ pub struct Grid {
     pub body_cells: Vec<BodyCell>,
     /// The hash table.
     pub buckets: Vec<Bucket>,
-    /// The bodies sorted by bucket.
-    pub entries: Vec<GridEntry>,
+    /// The bodies sorted by bucket: each entry a body's index, whose cell and filter
+    /// are read from its [`BodyCell`] by whoever reads the entry, as the GPU's entries
+    /// are (which carry their row's tag as well, `row_tag` in `shaders/grid.wgsl`).
+    ///
+    /// Why one word: the scatter writes each body's entry at a random place, and a
+    /// frame's entries in one word are a sixth of the bytes copies of the cell and
+    /// filter took (24), so far more of them stay in the caches. Measured on 2 threads
+    /// (BENCHMARKS.md, "One-word entries on the cpu too"): bullet-hell 100k, where only the
+    /// 1% of seekers read entries, gained more in the scatter than its seekers lost
+    /// reading records; on the crowded 10k scenes, where every body reads, the records
+    /// of 10^4 bodies stay in the caches.
+    pub entries: Vec<u32>,
     /// What each level holds, and which side looks between levels.
     pub info: GridInfo,
     /// Each body's bucket alone: what every shard of the sort reads of every body, an
@@ -263,7 +249,7 @@ impl Grid {
         self.buckets
             .resize(params.bucket_count as usize, Bucket::default());
         let shards = shard_starts(params.bucket_count, shards);
-        let (cells, body_buckets) = (&self.body_cells, &self.body_buckets);
+        let body_buckets = &self.body_buckets;
         split_at_starts(&mut self.buckets, &shards)
             .into_par_iter()
             .zip(&shards)
@@ -288,8 +274,7 @@ impl Grid {
         // scatter_cells, shard by shard: a bucket's start serves as its cursor, and is
         // set back once the shard is done.
         self.entries.clear();
-        self.entries
-            .resize(info.allocated as usize, GridEntry::default());
+        self.entries.resize(info.allocated as usize, 0);
         let entry_starts: Vec<u32> = shards
             .iter()
             .map(|&first| self.buckets[first as usize].start)
@@ -303,14 +288,7 @@ impl Grid {
                     let Some(bucket) = buckets.get_mut(b.wrapping_sub(first) as usize) else {
                         continue;
                     };
-                    let placed = &cells[i];
-                    entries[(bucket.start - base) as usize] = GridEntry {
-                        cell: placed.cell,
-                        level: placed.level,
-                        body: i as u32,
-                        layer: placed.layer,
-                        mask: placed.mask,
-                    };
+                    entries[(bucket.start - base) as usize] = i as u32;
                     bucket.start += 1;
                 }
                 for bucket in buckets {
@@ -369,7 +347,8 @@ impl Grid {
             for cell in probed_cells(params, mine, me.level, min, max, level, whole) {
                 let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
                 let start = bucket.start as usize;
-                for other in &self.entries[start..start + bucket.count as usize] {
+                for &j in &self.entries[start..start + bucket.count as usize] {
+                    let other = &self.body_cells[j as usize];
                     // Other cells share the bucket when their hashes collide.
                     if other.level != level || IVec2::from(other.cell) != cell {
                         continue;
@@ -377,7 +356,7 @@ impl Grid {
                     let reported = if waits(params, other.layer) {
                         whole
                     } else {
-                        reports_seeker(seekers, mine, me.level, i as u32, cell, level, other.body)
+                        reports_seeker(seekers, mine, me.level, i as u32, cell, level, j)
                     };
                     if !reported {
                         continue;
@@ -385,8 +364,7 @@ impl Grid {
                     if !filters_agree(layer, me.mask, other.layer, other.mask) {
                         continue;
                     }
-                    if own.overlaps(&aabbs[other.body as usize]) {
-                        let j = other.body;
+                    if own.overlaps(&aabbs[j as usize]) {
                         out.push([(i as u32).min(j), (i as u32).max(j)]);
                     }
                 }
@@ -468,10 +446,7 @@ mod tests {
         for (b, bucket) in one.buckets.iter().enumerate() {
             assert_eq!(bucket.start, next, "bucket {b} starts after the last");
             next += bucket.count;
-            let listed: Vec<u32> = one.entries[bucket.start as usize..next as usize]
-                .iter()
-                .map(|e| e.body)
-                .collect();
+            let listed = &one.entries[bucket.start as usize..next as usize];
             let expected: Vec<u32> = (0..infos.len() as u32)
                 .filter(|&i| bucket_of(&params, &one.body_cells[i as usize]) == b as u32)
                 .collect();

@@ -24,7 +24,7 @@ use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
 use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
 
-use super::broad::{Grid, GridEntry};
+use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
 
 /// The frame's bodies as the query tests read them.
@@ -394,18 +394,18 @@ pub fn grid_candidates(
 ) {
     walk_grid(grid, params, reach, |reached| {
         reached_entries(grid, params, reached)
-            .map(|entry| visit(entry.body as usize))
+            .map(|body| visit(body as usize))
             .fold(1.0, f32::min)
     });
 }
 
-/// The grid entries of what the walk reached: a cell's (its bucket holds other cells'
-/// too when their hashes collide), or a whole level's.
+/// The bodies of what the walk reached: a cell's (its bucket holds other cells' too
+/// when their hashes collide), or a whole level's.
 pub fn reached_entries<'a>(
     grid: &'a Grid,
     params: &GridParams,
     reached: Reached,
-) -> impl Iterator<Item = &'a GridEntry> + 'a {
+) -> impl Iterator<Item = u32> + 'a {
     let (level, entries, cell) = match reached {
         Reached::Level(level) => (level, &grid.entries[..], None),
         Reached::Cell(level, cell) => {
@@ -418,9 +418,10 @@ pub fn reached_entries<'a>(
             )
         }
     };
-    entries
-        .iter()
-        .filter(move |e| e.level == level && cell.is_none_or(|c| IVec2::from(e.cell) == c))
+    entries.iter().copied().filter(move |&j| {
+        let e = &grid.body_cells[j as usize];
+        e.level == level && cell.is_none_or(|c| IVec2::from(e.cell) == c)
+    })
 }
 
 /// The walk of [`grid_candidates`], cell by cell: `visit` answers how far along the
