@@ -99,8 +99,7 @@ fn count(n: usize) {
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
             for c in probed_cells(&params, mine, me.level, min, max, level, whole) {
                 cells += 1;
-                let b = &grid.buckets[cell_bucket(&params, c, level) as usize];
-                for &j in &grid.entries[b.start as usize..(b.start + b.count) as usize] {
+                for &j in grid.bucket_entries(cell_bucket(&params, c, level)) {
                     let other = &grid.body_cells[j as usize];
                     entries += 1;
                     // An entry of another row is known by its tag (`row_tag`), unread.

@@ -164,9 +164,8 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u
                 whole,
             ) {
                 cells += 1;
-                let bucket = grid.buckets[cell_bucket(params, cell, level) as usize];
-                let start = bucket.start as usize;
-                entries += grid.entries[start..start + bucket.count as usize]
+                entries += grid
+                    .bucket_entries(cell_bucket(params, cell, level))
                     .iter()
                     .map(|&j| &grid.body_cells[j as usize])
                     .filter(|e| e.level == level && IVec2::from(e.cell) == cell)

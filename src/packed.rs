@@ -351,17 +351,6 @@ pub struct BodyCell {
     pub kind: u32,
 }
 
-/// One bucket of the cpu twin's hash table (the GPU's keeps a word a bucket, see
-/// [`table_words`]).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct Bucket {
-    /// Bodies in the bucket.
-    pub count: u32,
-    /// Index of its first body in the sorted entries.
-    pub start: u32,
-}
-
 /// What the grid holds per level. Mirrors WGSL `GridInfo` (and `AtomicGridInfo`, the
 /// same with atomic fields, used while building).
 #[repr(C)]

@@ -19,7 +19,7 @@ use crate::grid::{
     search_levels, sweep_reach, waiter_looks, waits, GridParams, SearchLevels,
 };
 use crate::packed::{
-    Aabb, BodyCell, BodyInfo, Bucket, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET, NO_LEVEL,
+    Aabb, BodyCell, BodyInfo, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET, NO_LEVEL,
 };
 use crate::types::filters_agree;
 
@@ -136,8 +136,16 @@ const CHUNK: usize = 4096;
 pub struct Grid {
     /// Where each body sits.
     pub body_cells: Vec<BodyCell>,
-    /// The hash table.
-    pub buckets: Vec<Bucket>,
+    /// The hash table, a word a bucket and one more: bucket `b`'s bodies are entries
+    /// `bucket_ends[b] .. bucket_ends[b + 1]` (see [`Self::bucket_entries`]). The
+    /// counting sort counts bucket `b` in word `b + 1`, turns the counts into starts and
+    /// moves each start past the bodies it places, so that each word ends as the end of
+    /// its bucket and the start of the next. Why one word: the counts and the scatter
+    /// land on random buckets, and at 100k bodies a table of two words a bucket (count
+    /// and start) is 1 MB, twice a core's cache here (measured: BENCHMARKS.md, "One-word
+    /// entries and table on the cpu too"). The GPU's table is a word a bucket too, in
+    /// blocks (`bucket_start` in `shaders/grid.wgsl`).
+    pub bucket_ends: Vec<u32>,
     /// The bodies sorted by bucket: each entry a body's index, whose cell and filter
     /// are read from its [`BodyCell`] by whoever reads the entry, as the GPU's entries
     /// are (which carry their row's tag as well, `row_tag` in `shaders/grid.wgsl`).
@@ -155,6 +163,9 @@ pub struct Grid {
     /// Each body's bucket alone: what every shard of the sort reads of every body, an
     /// eighth of its `BodyCell`.
     body_buckets: Vec<u32>,
+    /// Each shard's bodies, listed by the scatter before it places them (kept from
+    /// frame to frame for their memory).
+    shard_bodies: Vec<Vec<u32>>,
     /// The bodies that do not wait, in index order, where some bodies wait. (Where
     /// none wait, the gpu lists every body, each workgroup's ordered by how far its
     /// last walk went, or by level, so that the invocations it runs in lockstep walk
@@ -244,58 +255,73 @@ impl Grid {
         // allocate_buckets: which side looks between levels, from this frame's counts...
         info.look_levels = look_levels(&probe_down(&info), info.occupied_levels);
         info.waiter_looks = waiter_looks(&info);
-        // ...the counts, shard by shard...
-        self.buckets.clear();
-        self.buckets
-            .resize(params.bucket_count as usize, Bucket::default());
+        // ...the counts, shard by shard: bucket b's in word b + 1...
+        self.bucket_ends.clear();
+        self.bucket_ends.resize(params.bucket_count as usize + 1, 0);
         let shards = shard_starts(params.bucket_count, shards);
         let body_buckets = &self.body_buckets;
-        split_at_starts(&mut self.buckets, &shards)
+        split_at_starts(&mut self.bucket_ends[1..], &shards)
             .into_par_iter()
             .zip(&shards)
-            .for_each(|(buckets, &first)| {
+            .for_each(|(counts, &first)| {
+                // Without a branch: a shard's bodies come in no order, so a branch on
+                // whether each is the shard's was mispredicted about every other time
+                // (measured: this pass took 0.40 ms at 100k bodies, 0.12 like this).
+                // A body of another shard adds 0 to the shard's last count.
+                let last = counts.len() - 1;
                 for &b in body_buckets {
-                    if let Some(bucket) = buckets.get_mut(b.wrapping_sub(first) as usize) {
-                        bucket.count += 1;
-                    }
+                    let k = b.wrapping_sub(first) as usize;
+                    counts[k.min(last)] += (k <= last) as u32;
                 }
             });
-        // ...then the ranges, one chunk of buckets after another: in bucket order, so
-        // each shard's entries follow the last shard's.
-        for chunk in self.buckets.chunks_mut(BUCKETS_PER_THREAD as usize) {
-            let total: u32 = chunk.iter().map(|b| b.count).sum();
-            let mut start = info.allocated;
-            info.allocated += total;
-            for bucket in chunk {
-                bucket.start = start;
-                start += bucket.count;
-            }
+        // ...then the starts, in bucket order, so each shard's entries follow the last
+        // shard's...
+        for word in &mut self.bucket_ends[1..] {
+            let count = *word;
+            *word = info.allocated;
+            info.allocated += count;
         }
-        // scatter_cells, shard by shard: a bucket's start serves as its cursor, and is
-        // set back once the shard is done.
+        // scatter_cells, shard by shard: a bucket's start serves as its cursor, and ends
+        // as the bucket's end.
         self.entries.clear();
         self.entries.resize(info.allocated as usize, 0);
         let entry_starts: Vec<u32> = shards
             .iter()
-            .map(|&first| self.buckets[first as usize].start)
+            .map(|&first| self.bucket_ends[first as usize + 1])
             .collect();
-        split_at_starts(&mut self.buckets, &shards)
+        self.shard_bodies.resize_with(shards.len(), Vec::new);
+        split_at_starts(&mut self.bucket_ends[1..], &shards)
             .into_par_iter()
             .zip(split_at_starts(&mut self.entries, &entry_starts))
+            .zip(self.shard_bodies.par_iter_mut())
             .zip(shards.par_iter().zip(&entry_starts))
-            .for_each(|((buckets, entries), (&first, &base))| {
+            .for_each(|(((cursors, entries), mine), (&first, &base))| {
+                // The shard's bodies in index order first, listed without a branch (as
+                // the counts are): each body is written after the last one kept, and
+                // kept by moving past it. Then they are placed (measured at 100k
+                // bodies: 0.41 ms with a branch on each body, 0.22 like this).
+                let last = cursors.len() - 1;
+                mine.clear();
+                mine.resize(entries.len() + 1, 0);
+                let mut kept = 0;
                 for (i, &b) in body_buckets.iter().enumerate() {
-                    let Some(bucket) = buckets.get_mut(b.wrapping_sub(first) as usize) else {
-                        continue;
-                    };
-                    entries[(bucket.start - base) as usize] = i as u32;
-                    bucket.start += 1;
+                    mine[kept] = i as u32;
+                    kept += (b.wrapping_sub(first) as usize <= last) as usize;
                 }
-                for bucket in buckets {
-                    bucket.start -= bucket.count;
+                for &i in &mine[..kept] {
+                    let cursor =
+                        &mut cursors[body_buckets[i as usize].wrapping_sub(first) as usize];
+                    entries[(*cursor - base) as usize] = i;
+                    *cursor += 1;
                 }
             });
         self.info = info;
+    }
+
+    /// The bodies of bucket `bucket`, in index order.
+    pub fn bucket_entries(&self, bucket: u32) -> &[u32] {
+        let b = bucket as usize;
+        &self.entries[self.bucket_ends[b] as usize..self.bucket_ends[b + 1] as usize]
     }
 
     /// The only bodies that search, when the grid can tell: where bodies wait and no
@@ -345,9 +371,7 @@ impl Grid {
             let whole = search.waiters >> level & 1 == 1;
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
             for cell in probed_cells(params, mine, me.level, min, max, level, whole) {
-                let bucket = &self.buckets[cell_bucket(params, cell, level) as usize];
-                let start = bucket.start as usize;
-                for &j in &self.entries[start..start + bucket.count as usize] {
+                for &j in self.bucket_entries(cell_bucket(params, cell, level)) {
                     let other = &self.body_cells[j as usize];
                     // Other cells share the bucket when their hashes collide.
                     if other.level != level || IVec2::from(other.cell) != cell {
@@ -442,22 +466,24 @@ mod tests {
         let (params, infos, aabbs) = grid_inputs(&scene);
         let mut one = Grid::default();
         one.rebuild_in_shards(&params, &infos, &aabbs, 1);
-        let mut next = 0;
-        for (b, bucket) in one.buckets.iter().enumerate() {
-            assert_eq!(bucket.start, next, "bucket {b} starts after the last");
-            next += bucket.count;
-            let listed = &one.entries[bucket.start as usize..next as usize];
-            let expected: Vec<u32> = (0..infos.len() as u32)
-                .filter(|&i| bucket_of(&params, &one.body_cells[i as usize]) == b as u32)
-                .collect();
-            assert_eq!(listed, expected, "bucket {b}");
+        // Each bucket lists its bodies in index order, the buckets one after another.
+        let mut expected = vec![Vec::new(); params.bucket_count as usize];
+        for (i, placed) in one.body_cells.iter().enumerate() {
+            if let Some(list) = expected.get_mut(bucket_of(&params, placed) as usize) {
+                list.push(i as u32);
+            }
         }
-        assert_eq!(next, one.info.allocated);
-        assert!(next > 0);
+        assert_eq!(one.bucket_ends[0], 0);
+        for (b, listed) in expected.iter().enumerate() {
+            assert_eq!(one.bucket_entries(b as u32), listed, "bucket {b}");
+        }
+        assert_eq!(one.bucket_ends.len(), params.bucket_count as usize + 1);
+        assert_eq!(one.bucket_ends.last(), Some(&one.info.allocated));
+        assert!(one.info.allocated > 0);
         for shards in [2, 3, 7, 64, 100_000] {
             let mut grid = Grid::default();
             grid.rebuild_in_shards(&params, &infos, &aabbs, shards);
-            assert_eq!(grid.buckets, one.buckets, "{shards} shards");
+            assert_eq!(grid.bucket_ends, one.bucket_ends, "{shards} shards");
             assert_eq!(grid.entries, one.entries, "{shards} shards");
             assert_eq!(grid.info, one.info, "{shards} shards");
         }

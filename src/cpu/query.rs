@@ -408,15 +408,11 @@ pub fn reached_entries<'a>(
 ) -> impl Iterator<Item = u32> + 'a {
     let (level, entries, cell) = match reached {
         Reached::Level(level) => (level, &grid.entries[..], None),
-        Reached::Cell(level, cell) => {
-            let bucket = &grid.buckets[cell_bucket(params, cell, level) as usize];
-            let start = bucket.start as usize;
-            (
-                level,
-                &grid.entries[start..start + bucket.count as usize],
-                Some(cell),
-            )
-        }
+        Reached::Cell(level, cell) => (
+            level,
+            grid.bucket_entries(cell_bucket(params, cell, level)),
+            Some(cell),
+        ),
     };
     entries.iter().copied().filter(move |&j| {
         let e = &grid.body_cells[j as usize];
