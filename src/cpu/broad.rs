@@ -301,8 +301,10 @@ impl Grid {
                 // kept by moving past it. Then they are placed (measured at 100k
                 // bodies: 0.41 ms with a branch on each body, 0.22 like this).
                 let last = cursors.len() - 1;
-                mine.clear();
-                mine.resize(entries.len() + 1, 0);
+                // Grown when short, never cleared: every slot read is written first.
+                if mine.len() <= entries.len() {
+                    mine.resize(entries.len() + 1, 0);
+                }
                 let mut kept = 0;
                 for (i, &b) in body_buckets.iter().enumerate() {
                     mine[kept] = i as u32;
