@@ -66,7 +66,9 @@ fn waits(layer: u32) -> bool {
 // or, last of its block, at its block's end. Why one word: the bounds stage's counting
 // and scatter_cells' reading of starts land on random buckets, and at 10^6 bodies a
 // table of a bucket a body fits the processor's caches half as well at two words (see
-// BENCHMARKS.md). The cpu twin keeps a count and a start a bucket (cpu::broad::Grid).
+// BENCHMARKS.md). The cpu twin keeps a word a bucket too, with the buckets' ranges in
+// bucket order, so that each word is one bucket's end and the next one's start
+// (cpu::broad::Grid::bucket_ends).
 
 // The first entry of bucket b, once allocate_buckets has run.
 fn bucket_start(b: u32) -> u32 {
