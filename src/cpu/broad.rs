@@ -140,23 +140,23 @@ pub struct Grid {
     /// `bucket_ends[b] .. bucket_ends[b + 1]` (see [`Self::bucket_entries`]). The
     /// counting sort counts bucket `b` in word `b + 1`, turns the counts into starts and
     /// moves each start past the bodies it places, so that each word ends as the end of
-    /// its bucket and the start of the next. Why one word: the counts and the scatter
-    /// land on random buckets, and at 100k bodies a table of two words a bucket (count
-    /// and start) is 1 MB, twice a core's cache here (measured: BENCHMARKS.md, "One-word
-    /// entries and table on the cpu too"). The GPU's table is a word a bucket too, in
-    /// blocks (`bucket_start` in `shaders/grid.wgsl`).
+    /// its bucket and the start of the next. Half the memory of a count and a start a
+    /// bucket, and no pass to set the starts back after the scatter; measured, a small
+    /// gain (BENCHMARKS.md, "One-word entries and table on the cpu too"). The GPU's
+    /// table is a word a bucket too, in blocks (`bucket_start` in `shaders/grid.wgsl`).
     pub bucket_ends: Vec<u32>,
     /// The bodies sorted by bucket: each entry a body's index, whose cell and filter
     /// are read from its [`BodyCell`] by whoever reads the entry, as the GPU's entries
     /// are (which carry their row's tag as well, `row_tag` in `shaders/grid.wgsl`).
     ///
     /// Why one word: the scatter writes each body's entry at a random place, and a
-    /// frame's entries in one word are a sixth of the bytes copies of the cell and
-    /// filter took (24), so far more of them stay in the caches. Measured on 2 threads
-    /// (BENCHMARKS.md, "One-word entries on the cpu too"): bullet-hell 100k, where only the
-    /// 1% of seekers read entries, gained more in the scatter than its seekers lost
-    /// reading records; on the crowded 10k scenes, where every body reads, the records
-    /// of 10^4 bodies stay in the caches.
+    /// frame's entries in one word are a sixth of the bytes that copies of the cell and
+    /// filter took, so far more of them stay in the caches. Measured on 2 threads
+    /// (BENCHMARKS.md, "One-word entries and table on the cpu too"): bullet-hell 1M
+    /// and 100k, where only the 1% of seekers read entries, gained more in the scatter
+    /// than the seekers lost reading records; the crowded 10k scenes, where every body
+    /// reads, moved by a percent or two either way, their 10^4 records staying in the
+    /// caches.
     pub entries: Vec<u32>,
     /// What each level holds, and which side looks between levels.
     pub info: GridInfo,
