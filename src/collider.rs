@@ -56,7 +56,10 @@ pub trait Collider {
     /// about what the frames after it cost: call it when a level loads (`gpu-collide
     /// pairs` does as it starts). Frames make the room they need anyway, so this only
     /// moves that work earlier. The gpu backend makes and zeroes its buffers, has the
-    /// driver ready every kernel of a frame and waits for the GPU; the cpu backend sizes
+    /// driver ready every kernel of a frame and waits for the GPU; on a collider that
+    /// has not yet seen bodies it also runs two frames of eight made-up bodies and
+    /// forgets them (a software driver pays something on a kernel's first real work),
+    /// so `last_frame` still says no frame ran. The cpu backend sizes
     /// its per-body arrays; a backend that keeps nothing between frames has nothing to
     /// do (the default). A count the backend cannot hold is refused with an error, as a
     /// frame of that many bodies would be ([`Error::TooLarge`] on the gpu backend).

@@ -73,6 +73,42 @@ fn frames_after_reserve_give_the_pairs_of_the_cpu_backend() {
 }
 
 #[test]
+fn the_warm_up_frames_of_reserve_leave_nothing_behind() {
+    let Some(context) = gpu() else { return };
+    // Bodies that wait to be found (bullet-hell) and bodies that all search (mixed):
+    // `reserve` runs frames of made-up bodies of each library first, and then the first
+    // frame of the caller's must be its own, whatever limit the caller set.
+    let scenes = [
+        Workload::bullet_hell(3000, 66),
+        Workload::drifting(random_scene(SceneKind::Mixed, 2000, 67), 68),
+    ];
+    for work in scenes {
+        let library = work.scene().validate().expect("valid");
+        let bodies = frames(work, 2);
+        let mut cpu = CpuCollider::new(library.clone());
+        let expected = cpu.find_pairs(&bodies[0]).expect("cpu frame");
+        let mut collider = GpuCollider::new(&context, library).expect("collider");
+        // A limit below the warm-up's own candidates does not fail `reserve`.
+        collider.set_max_pairs(1);
+        collider.reserve(bodies[0].len()).expect("reserve");
+        assert_eq!(
+            collider.last_frame(),
+            gpu_collide::FrameStats::default(),
+            "no frame of the caller's yet"
+        );
+        // The caller's limit stands: the frame has more candidates than 1.
+        assert!(matches!(
+            collider.find_pairs(&bodies[0]),
+            Err(Error::TooManyPairs { limit: 1, .. })
+        ));
+        collider.set_max_pairs(u64::MAX);
+        assert_eq!(collider.find_pairs(&bodies[0]).expect("frame"), expected);
+        let next = cpu.find_pairs(&bodies[1]).expect("cpu frame");
+        assert_eq!(collider.find_pairs(&bodies[1]).expect("frame"), next);
+    }
+}
+
+#[test]
 fn reserve_between_frames_keeps_the_answers() {
     let Some(context) = gpu() else { return };
     let work = Workload::drifting(random_scene(SceneKind::Bitmasks, 2000, 64), 65);

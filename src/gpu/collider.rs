@@ -89,6 +89,9 @@ pub struct GpuCollider {
     pub(crate) contact: ContactState,
     /// The queries' buffers, made by the first batch (`super::query`).
     pub(crate) query_buffers: Option<QueryBuffers>,
+    /// Whether bodies have been uploaded, by any frame or query: until then `reserve`
+    /// runs two small frames of made-up bodies (see [`Self::warm_up_frames`]).
+    warm: bool,
 }
 
 #[derive(Debug)]
@@ -178,6 +181,7 @@ impl GpuCollider {
                 recordings: Recordings::default(),
                 contact: ContactState::default(),
                 query_buffers: None,
+                warm: false,
             })
         })
     }
@@ -240,6 +244,9 @@ impl GpuCollider {
 
     /// [`Self::upload_infos`], with every mask opened when `open_masks`.
     fn upload_infos_as(&mut self, bodies: &[Body], with_positions: bool, open_masks: bool) {
+        // Bodies of the caller's: `reserve` no longer needs to warm the kernels up, and
+        // would otherwise forget what this frame chose.
+        self.warm = true;
         // The shape kinds go along for the narrow phase's bins (BodyInfo::kind).
         let shapes = &self.library.shapes;
         let info_of = |body: &Body| {
@@ -586,6 +593,32 @@ impl GpuCollider {
         };
     }
 
+    /// Runs two frames of a few made-up bodies, one where most wait to be found and one
+    /// where none do, then forgets them: the next frame uploads its own bodies and
+    /// chooses its own grid, as the first one would. Why: llvmpipe pays something the
+    /// first time each kernel runs on real work that dispatching it over no work (as
+    /// `reserve` does) does not pay, about 2 ms in the bounds and broad stages of a
+    /// 200k-body frame; a frame of 1000 of the same bodies first took that away, and
+    /// only for the bounds kernel of its own kind (bodies waiting or not). Measured:
+    /// BENCHMARKS.md, "The one-shot frame warmed on made-up bodies".
+    fn warm_up_frames(&mut self) -> Result<(), Error> {
+        if self.library.is_empty() {
+            return Ok(());
+        }
+        // 28 candidates at most: within the default limit, whatever the caller set.
+        let max_pairs = std::mem::replace(&mut self.max_pairs, DEFAULT_MAX_PAIRS);
+        let ran = [true, false].into_iter().try_for_each(|waiting| {
+            self.find_all(&warm_up_bodies(&self.library, waiting), false)
+                .map(drop)
+        });
+        self.max_pairs = max_pairs;
+        ran?;
+        self.last = FrameStats::default();
+        self.kind_counts = [0; PAIR_KINDS as usize];
+        self.uploaded_infos.clear();
+        Ok(())
+    }
+
     fn find_pairs_checked(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         let found = self.find_all(bodies, false)?;
         Ok(sorted_pairs(found.pairs))
@@ -873,6 +906,9 @@ impl Collider for GpuCollider {
             device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))?;
+            if !self.warm {
+                self.warm_up_frames()?;
+            }
             Ok(())
         })
     }
@@ -888,6 +924,27 @@ impl Collider for GpuCollider {
     fn last_frame(&self) -> FrameStats {
         self.last
     }
+}
+
+/// The made-up bodies of [`GpuCollider::warm_up_frames`]: eight bodies of the first
+/// eight shapes (taken in turn where there are fewer), all at the origin unturned, so
+/// that every pair of them is a candidate, and few enough that even two of the largest
+/// bitmasks the format allows cost a frame of start-up and no more. With `waiting`, six
+/// take layer 1 and accept only layer 2, which the other two take, accepting layer 1:
+/// the six wait to be found.
+fn warm_up_bodies(library: &ShapeLibrary, waiting: bool) -> Vec<Body> {
+    let shapes = library.len().min(8);
+    (0..8)
+        .map(|k| {
+            let mut body = Body::new((k % shapes) as u32, glam::Vec2::ZERO);
+            if waiting {
+                let seeker = k % 4 == 0;
+                body.layer = if seeker { 2 } else { 1 };
+                body.mask = if seeker { 1 } else { 2 };
+            }
+            body
+        })
+        .collect()
 }
 
 /// The number of bodies as the GPU counts them, or the error naming the limit.
