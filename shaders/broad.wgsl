@@ -265,9 +265,7 @@ fn defer_scan(piece: DeferredScan) {
 // Reads the other's box first, then its record field by field, as far as it needs to:
 // most bodies a body reads do not reach its box (nine in ten on the crowded 10k
 // scenes, and nearly all the bodies of other cells that share a bucket). The CPU twin
-// (`Grid::candidates_of`) asks the same questions with the cell and filter first, which
-// a CPU thread reads from one cache line of the record; the answer is the same in
-// either order.
+// (`Grid::candidates_of`) asks the same questions, the box first too.
 fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, last_x: i32, search: SearchLevels, other: u32) -> bool {
     if !aabbs_overlap(box, aabbs[other]) {
         return false;

@@ -374,6 +374,11 @@ impl Grid {
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
             for cell in probed_cells(params, mine, me.level, min, max, level, whole) {
                 for &j in self.bucket_entries(cell_bucket(params, cell, level)) {
+                    // The box first, as the kernel reads it: most bodies read do not
+                    // reach it, and the boxes take half the bytes of the records.
+                    if !own.overlaps(&aabbs[j as usize]) {
+                        continue;
+                    }
                     let other = &self.body_cells[j as usize];
                     // Other cells share the bucket when their hashes collide.
                     if other.level != level || IVec2::from(other.cell) != cell {
@@ -387,10 +392,7 @@ impl Grid {
                     if !reported {
                         continue;
                     }
-                    if !filters_agree(layer, me.mask, other.layer, other.mask) {
-                        continue;
-                    }
-                    if own.overlaps(&aabbs[j as usize]) {
+                    if filters_agree(layer, me.mask, other.layer, other.mask) {
                         out.push([(i as u32).min(j), (i as u32).max(j)]);
                     }
                 }
