@@ -155,8 +155,8 @@ pub struct Grid {
     /// (BENCHMARKS.md, "One-word entries and table on the cpu too"): bullet-hell 1M
     /// and 100k, where only the 1% of seekers read entries, gained more in the scatter
     /// than the seekers lost reading records; the crowded 10k scenes, where every body
-    /// reads, moved by a percent or two either way, their 10^4 records staying in the
-    /// caches.
+    /// reads, lost a percent or two, and gained it back once the walk read the other's
+    /// box before its record.
     pub entries: Vec<u32>,
     /// What each level holds, and which side looks between levels.
     pub info: GridInfo,
