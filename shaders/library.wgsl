@@ -1,11 +1,13 @@
-// The shape library as the bounds and narrow stages read it: one buffer of 32-bit words
-// (`library`, declared by each stage), holding the PackedShape records from word 0, the
-// PolygonVertex records from params.vertex_base and the bitmask words from
-// params.word_base, each laid out as its struct in src/packed.rs. One buffer rather than
-// three keeps every kernel within WebGPU's default of 8 storage buffers per stage.
+// The shape library as the bounds, narrow and query stages read it: one buffer of
+// 32-bit words holding the PackedShape records from word 0, the PolygonVertex records
+// from params.vertex_base and the bitmask words from params.word_base, each laid out as
+// its struct in src/packed.rs. One buffer rather than three keeps every kernel within
+// WebGPU's default of 8 storage buffers per stage. Word k is library_u32(k), declared
+// before this file with the buffer's binding (binding 1 of every stage that reads it),
+// a storage or a uniform buffer: `LibraryBinding` in src/shaders.rs says which and why.
 
 fn library_f32(word: u32) -> f32 {
-    return bitcast<f32>(library[word]);
+    return bitcast<f32>(library_u32(word));
 }
 
 fn library_vec2(word: u32) -> vec2<f32> {
@@ -15,18 +17,19 @@ fn library_vec2(word: u32) -> vec2<f32> {
 // Shape `s` of the library.
 fn library_shape(s: u32) -> PackedShape {
     let w = s * SHAPE_WORDS;
-    return PackedShape(library_vec2(w), library_vec2(w + 2u), library[w + 4u], library[w + 5u],
-        library[w + 6u], library[w + 7u], library[w + 8u], library_f32(w + 9u), library[w + 10u]);
+    return PackedShape(library_vec2(w), library_vec2(w + 2u), library_u32(w + 4u),
+        library_u32(w + 5u), library_u32(w + 6u), library_u32(w + 7u), library_u32(w + 8u),
+        library_f32(w + 9u), library_u32(w + 10u));
 }
 
 // The kind of shape `s` alone (SHAPE_*), one word rather than the whole record.
 fn library_kind(s: u32) -> u32 {
-    return library[s * SHAPE_WORDS + 4u];
+    return library_u32(s * SHAPE_WORDS + 4u);
 }
 
 // Whether polygon `s` is the rectangle of its own bounds (PackedShape::rectangle).
 fn library_is_rectangle(s: u32) -> bool {
-    return library[s * SHAPE_WORDS + 10u] != 0u;
+    return library_u32(s * SHAPE_WORDS + 10u) != 0u;
 }
 
 // The box of shape `s` around its origin, unrotated: four words of its record.
@@ -38,8 +41,8 @@ fn library_bounds(s: u32) -> Aabb {
 // The vertices of polygon `s`, first and past the last: two words of its record.
 fn library_vertices(s: u32) -> vec2<u32> {
     let w = s * SHAPE_WORDS;
-    let first = library[w + 5u];
-    return vec2<u32>(first, first + library[w + 6u]);
+    let first = library_u32(w + 5u);
+    return vec2<u32>(first, first + library_u32(w + 6u));
 }
 
 // Polygon vertex `v` of the library (the shape's `first` plus its index).
@@ -50,5 +53,5 @@ fn library_vertex(v: u32) -> PolygonVertex {
 
 // Bitmask word `k` of the library (the shape's `first` plus its index).
 fn library_word(k: u32) -> u32 {
-    return library[params.word_base + k];
+    return library_u32(params.word_base + k);
 }

@@ -4,7 +4,11 @@
 
 use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
 use gpu_collide::packed::BIN_FROM_CANDIDATES;
-use gpu_collide::{Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape};
+use gpu_collide::shaders::LibraryBinding;
+use gpu_collide::shapes::Bitmask;
+use gpu_collide::{
+    Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape, ShapeLibrary,
+};
 
 use crate::oracle;
 use crate::support::{
@@ -60,6 +64,49 @@ fn assert_binned_frame_agrees(context: &GpuContext, scene: &Scene, first_frame: 
     }
     let binned = collider.find_pairs(&scene.bodies).expect("second frame");
     assert_eq!(binned, first, "kernels by kind pair vs one kernel for all");
+}
+
+/// On a software adapter a small library is read from a uniform buffer and a large one
+/// from a storage buffer (`LibraryBinding`): the same bodies must give the same pairs
+/// either way, in a first frame (one narrow kernel for all) and a second (by kind pair),
+/// and the cpu backend's.
+#[test]
+fn the_library_read_from_either_binding_gives_the_same_pairs() {
+    let scene = random_scene(SceneKind::Mixed, 3000, 21);
+    let cpu = cpu_pairs(&scene);
+    assert!(cpu.len() >= 300, "only {} pairs", cpu.len());
+    let Some(context) = gpu() else { return };
+    // The same shapes, then a mask of 1024 x 1024 pixels that no body wears: 128 KiB of
+    // words, past any uniform binding.
+    let mut shapes = scene.shapes.clone();
+    let mut mask = Bitmask::new(1024, 1024).expect("sides in range");
+    mask.set(1023, 1023, true);
+    shapes.push(Shape::Bitmask(mask));
+    let libraries = [
+        scene.validate().expect("valid"),
+        ShapeLibrary::new(&shapes).expect("valid"),
+    ];
+    let mut found = Vec::new();
+    for library in libraries {
+        let mut collider = GpuCollider::new(&context, library).expect("collider");
+        let first = collider.find_pairs(&scene.bodies).expect("first frame");
+        let second = collider.find_pairs(&scene.bodies).expect("second frame");
+        assert_eq!(first, second, "{:?}", collider.library_binding());
+        found.push((collider.library_binding(), first));
+    }
+    let small = if context.adapter.device_type == wgpu::DeviceType::Cpu {
+        LibraryBinding::Uniform
+    } else {
+        LibraryBinding::Storage
+    };
+    assert_eq!(found[0].0, small, "the scene's own library");
+    assert_eq!(
+        found[1].0,
+        LibraryBinding::Storage,
+        "the library of 128 KiB"
+    );
+    assert_eq!(found[0].1, found[1].1, "uniform vs storage library");
+    assert_eq!(found[0].1, cpu, "gpu vs cpu");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use std::mem::{offset_of, size_of};
 
 use gpu_collide::packed::*;
-use gpu_collide::shaders::Stage;
+use gpu_collide::shaders::{LibraryBinding, Stage};
 
 fn module(stage: Stage) -> naga::Module {
     let source = stage.source();
@@ -12,21 +12,64 @@ fn module(stage: Stage) -> naga::Module {
         .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&source)))
 }
 
+/// Every module, with the library bound either way (`LibraryBinding`), and the contact
+/// pass's too.
 #[test]
 fn every_stage_parses_and_validates() {
+    for library in LibraryBinding::ALL {
+        let modules = Stage::MODULES
+            .into_iter()
+            .map(|stage| (stage.name(), stage.source_with(library)))
+            .chain([("contact", gpu_collide::shaders::contact_source(library))]);
+        for (name, source) in modules {
+            let module = naga::front::wgsl::parse_str(&source)
+                .unwrap_or_else(|e| panic!("{name}, {library:?}: {}", e.emit_to_string(&source)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}, {library:?}: {}", e.emit_to_string(&source)));
+            assert!(
+                name == "contact" || module.entry_points.iter().any(|e| e.name == name),
+                "{name} has no entry point of its name"
+            );
+        }
+    }
+}
+
+/// The two forms of the library's binding declare the same variable at the same binding,
+/// and only the stages that read the library declare it.
+#[test]
+fn the_library_is_bound_alike_in_both_forms() {
     for stage in Stage::MODULES {
-        let module = module(stage);
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&stage.source())));
+        let declared: Vec<_> = LibraryBinding::ALL
+            .into_iter()
+            .map(|library| {
+                let module =
+                    naga::front::wgsl::parse_str(&stage.source_with(library)).expect("parses");
+                let library = module
+                    .global_variables
+                    .iter()
+                    .find(|(_, var)| var.name.as_deref() == Some("library"))
+                    .map(|(_, var)| (var.binding, var.space));
+                library
+            })
+            .collect();
+        if stage == Stage::Broad {
+            assert_eq!(declared, [None, None], "broad reads no library");
+            continue;
+        }
+        let [Some((storage_at, storage)), Some((uniform_at, uniform))] = &declared[..] else {
+            panic!("{}: library not declared in both forms", stage.name());
+        };
+        assert_eq!(storage_at, uniform_at, "{}", stage.name());
         assert!(
-            module.entry_points.iter().any(|e| e.name == stage.name()),
-            "{} has no entry point of its name",
+            matches!(storage, naga::AddressSpace::Storage { .. }),
+            "{}",
             stage.name()
         );
+        assert_eq!(*uniform, naga::AddressSpace::Uniform, "{}", stage.name());
     }
 }
 
@@ -40,7 +83,7 @@ fn every_kernel_that_reads_params_copies_them_first() {
         .map(|stage| (stage.name().to_string(), stage.source()))
         .chain([(
             "contact".to_string(),
-            gpu_collide::shaders::contact_source(),
+            gpu_collide::shaders::contact_source(LibraryBinding::Storage),
         )]);
     let mut copying = 0;
     for (name, source) in sources {
@@ -332,7 +375,7 @@ fn dispatch_size_covers_every_item_within_limits() {
 
 /// The contact pass's module (the narrow stage's, then `shaders/contact.wgsl`).
 fn contact_module() -> (naga::Module, naga::valid::ModuleInfo) {
-    let source = gpu_collide::shaders::contact_source();
+    let source = gpu_collide::shaders::contact_source(LibraryBinding::Storage);
     let module = naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|e| panic!("contact: {}", e.emit_to_string(&source)));
     let info = naga::valid::Validator::new(

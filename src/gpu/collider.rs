@@ -39,7 +39,7 @@ use crate::packed::{
     MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
 use crate::query::{QueryAnswers, QueryBatch};
-use crate::shaders::Stage;
+use crate::shaders::{LibraryBinding, Stage};
 
 /// Finds colliding pairs with the WGSL pipeline.
 ///
@@ -57,6 +57,8 @@ pub struct GpuCollider {
     pub(crate) context: GpuContext,
     pub(crate) library: ShapeLibrary,
     pub(crate) pipelines: Arc<Pipelines>,
+    /// How the kernels read the shape library (`GpuContext::library_binding`).
+    pub(crate) library_binding: LibraryBinding,
     pub(crate) capacity: Capacity,
     pub(crate) buffers: Buffers,
     groups: Groups,
@@ -150,19 +152,30 @@ impl GpuCollider {
             // A runtime-sized array needs at least one element.
             words.push(0);
             check_binding(device, "shape library", words.len() as u64 * 4)?;
+            let library_binding = context.library_binding(words.len() as u64 * 4);
+            let usage = match library_binding {
+                LibraryBinding::Storage => wgpu::BufferUsages::STORAGE,
+                LibraryBinding::Uniform => {
+                    // The uniform form's array has a fixed length, which the binding
+                    // must cover.
+                    words.resize(LibraryBinding::UNIFORM_BYTES as usize / 4, 0);
+                    wgpu::BufferUsages::UNIFORM
+                }
+            };
             let library_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("shape library"),
                 contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::STORAGE,
+                usage,
             });
             let buffers = Buffers::new(device, library_buffer, capacity)?;
-            let pipelines = context.pipelines();
+            let pipelines = context.pipelines(library_binding);
             let grid = GridParams::for_bodies(&library, &[]);
             let groups = Groups::new(device, &pipelines, &buffers);
             Ok(GpuCollider {
                 context: context.clone(),
                 library,
                 pipelines,
+                library_binding,
                 capacity,
                 buffers,
                 groups,
@@ -189,6 +202,13 @@ impl GpuCollider {
     /// The shape library.
     pub fn library(&self) -> &ShapeLibrary {
         &self.library
+    }
+
+    /// How this collider's kernels read its shape library: from a uniform buffer on a
+    /// software adapter where the library fits in one, from a storage buffer otherwise
+    /// ([`LibraryBinding`] says why).
+    pub fn library_binding(&self) -> LibraryBinding {
+        self.library_binding
     }
 
     /// The device this collider runs on.

@@ -120,10 +120,13 @@ pub const KERNELS: &[(&str, &[u32])] = &[
 
 /// Compiles the pass's kernels, in [`KERNELS`] order (once per device, by
 /// `GpuContext::contact_pipelines`).
-pub(crate) fn compile(device: &wgpu::Device) -> Vec<wgpu::ComputePipeline> {
+pub(crate) fn compile(
+    device: &wgpu::Device,
+    library: crate::shaders::LibraryBinding,
+) -> Vec<wgpu::ComputePipeline> {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("contact"),
-        source: wgpu::ShaderSource::Wgsl(crate::shaders::contact_source().into()),
+        source: wgpu::ShaderSource::Wgsl(crate::shaders::contact_source(library).into()),
     });
     KERNELS
         .iter()
@@ -284,7 +287,7 @@ impl GpuCollider {
     /// frame's buffers changed since (or none are built yet).
     fn prepare_contact_pass(&mut self) -> Result<(), Error> {
         if self.contact.pipelines.is_none() {
-            self.contact.pipelines = Some(self.context.contact_pipelines());
+            self.contact.pipelines = Some(self.context.contact_pipelines(self.library_binding));
         }
         let current = match &self.contact.pass {
             Some(pass) => {

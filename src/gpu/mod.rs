@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::packed::{DISPATCH_WIDTH, LLVMPIPE_LANES, WORKGROUP_SIZE};
-use crate::shaders::Stage;
+use crate::shaders::{LibraryBinding, Stage};
 
 /// A device and queue on a chosen adapter, shared by any number of colliders.
 ///
@@ -40,19 +40,30 @@ pub struct GpuContext {
     pub adapter: wgpu::AdapterInfo,
     /// Errors wgpu reported outside any error scope, or the device's loss; checked after each frame.
     uncaptured: Arc<Mutex<Vec<String>>>,
-    /// The stages' pipelines, compiled once per device on first use and shared by all colliders.
-    pipelines: Arc<OnceLock<Arc<Pipelines>>>,
+    /// The stages' pipelines, compiled once per device and form of the library's binding
+    /// (indexed by `binding_slot`) on first use, and shared by all colliders.
+    pipelines: Arc<[OnceLock<Arc<Pipelines>>; 2]>,
+    /// The broad stage's, which reads no library: shared by both forms.
+    broad: Arc<OnceLock<Arc<StageKernels>>>,
     /// The contact pass's pipelines, compiled on the first `find_contacts` (`contact`).
-    contact_pipelines: Arc<OnceLock<Arc<Vec<wgpu::ComputePipeline>>>>,
+    contact_pipelines: Arc<[OnceLock<Arc<Vec<wgpu::ComputePipeline>>>; 2]>,
 }
 
-/// The compiled pipelines of every stage.
+/// The compiled pipelines of every stage, for one form of the library's binding.
 #[derive(Debug)]
 pub(crate) struct Pipelines {
     pub(crate) bounds: StageKernels,
-    pub(crate) broad: StageKernels,
+    pub(crate) broad: Arc<StageKernels>,
     pub(crate) narrow: StageKernels,
     pub(crate) query: StageKernels,
+}
+
+/// The index of `library`'s pipelines in [`GpuContext`].
+fn binding_slot(library: LibraryBinding) -> usize {
+    match library {
+        LibraryBinding::Storage => 0,
+        LibraryBinding::Uniform => 1,
+    }
 }
 
 impl GpuContext {
@@ -183,6 +194,7 @@ impl GpuContext {
             queue,
             uncaptured: Arc::default(),
             pipelines: Arc::default(),
+            broad: Arc::default(),
             contact_pipelines: Arc::default(),
         })
     }
@@ -226,36 +238,49 @@ impl GpuContext {
             adapter: info,
             uncaptured,
             pipelines: Arc::default(),
+            broad: Arc::default(),
             contact_pipelines: Arc::default(),
         })
     }
 
-    /// The pipelines, compiled on first use.
-    pub(crate) fn pipelines(&self) -> Arc<Pipelines> {
-        self.pipelines
+    /// The pipelines for a library bound as `library`, compiled on first use.
+    pub(crate) fn pipelines(&self, library: LibraryBinding) -> Arc<Pipelines> {
+        let device = &self.device;
+        let broad = || {
+            self.broad
+                .get_or_init(|| {
+                    Arc::new(StageKernels::new(
+                        device,
+                        Stage::Broad,
+                        library,
+                        broad::KERNELS,
+                        broad::BINDINGS,
+                    ))
+                })
+                .clone()
+        };
+        self.pipelines[binding_slot(library)]
             .get_or_init(|| {
                 Arc::new(Pipelines {
                     bounds: StageKernels::new(
-                        &self.device,
+                        device,
                         Stage::Bounds,
+                        library,
                         bounds::KERNELS,
                         bounds::BINDINGS,
                     ),
-                    broad: StageKernels::new(
-                        &self.device,
-                        Stage::Broad,
-                        broad::KERNELS,
-                        broad::BINDINGS,
-                    ),
+                    broad: broad(),
                     narrow: StageKernels::new(
-                        &self.device,
+                        device,
                         Stage::Narrow,
+                        library,
                         narrow::KERNELS,
                         narrow::BINDINGS,
                     ),
                     query: StageKernels::new(
-                        &self.device,
+                        device,
                         Stage::Query,
+                        library,
                         query::KERNELS,
                         query::BINDINGS,
                     ),
@@ -264,11 +289,27 @@ impl GpuContext {
             .clone()
     }
 
-    /// The contact pass's pipelines, compiled on first use.
-    pub(crate) fn contact_pipelines(&self) -> Arc<Vec<wgpu::ComputePipeline>> {
-        self.contact_pipelines
-            .get_or_init(|| Arc::new(contact::compile(&self.device)))
+    /// The contact pass's pipelines for a library bound as `library`, compiled on first use.
+    pub(crate) fn contact_pipelines(
+        &self,
+        library: LibraryBinding,
+    ) -> Arc<Vec<wgpu::ComputePipeline>> {
+        self.contact_pipelines[binding_slot(library)]
+            .get_or_init(|| Arc::new(contact::compile(&self.device, library)))
             .clone()
+    }
+
+    /// How a shape library of `bytes` is bound on this device ([`LibraryBinding`]): as a
+    /// uniform buffer on a software adapter where it fits, as a storage buffer otherwise.
+    pub fn library_binding(&self, bytes: u64) -> LibraryBinding {
+        let fits = bytes <= LibraryBinding::UNIFORM_BYTES
+            && self.device.limits().max_uniform_buffer_binding_size
+                >= LibraryBinding::UNIFORM_BYTES;
+        if fits && self.adapter.device_type == wgpu::DeviceType::Cpu {
+            LibraryBinding::Uniform
+        } else {
+            LibraryBinding::Storage
+        }
     }
 
     /// One line naming the adapter, its backend, type and driver.
@@ -511,16 +552,18 @@ pub(crate) fn kernel_options() -> wgpu::PipelineCompilationOptions<'static> {
 }
 
 impl StageKernels {
-    /// Compiles every kernel of `stage` from its one module.
+    /// Compiles every kernel of `stage` from its one module, reading the library (where
+    /// it does) through `library`.
     pub(crate) fn new(
         device: &wgpu::Device,
         stage: Stage,
+        library: LibraryBinding,
         kernels: &'static [Kernel],
         table: BindingTable,
     ) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(stage.name()),
-            source: wgpu::ShaderSource::Wgsl(stage.source().into()),
+            source: wgpu::ShaderSource::Wgsl(stage.source_with(library).into()),
         });
         let pipelines = kernels
             .iter()
