@@ -16,8 +16,8 @@ use crate::packed::wgsl_constants;
 /// buffer one invocation at a time, a loop over the 8 lanes it runs in lockstep with a
 /// branch and a bounds check for each, but gathers from a uniform buffer all 8 lanes at
 /// once. The narrow phase reads the library's vertices on every turn of its loops, so on
-/// lavapipe it took half the time with the library in a uniform buffer (measured on the
-/// crowded 10k scenes, see BENCHMARKS.md). A uniform binding holds at most 64 KiB on
+/// lavapipe it took a half to two thirds of the time with the library in a uniform
+/// buffer (measured on the crowded 10k scenes, see BENCHMARKS.md). A uniform binding holds at most 64 KiB on
 /// most devices, and on a GPU the invocations of a wave reading different words of a
 /// uniform buffer may be served one address at a time, so the uniform form is used only
 /// on software adapters, for libraries that fit ([`LibraryBinding::UNIFORM_BYTES`]).
