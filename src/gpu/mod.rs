@@ -246,13 +246,14 @@ impl GpuContext {
     /// The pipelines for a library bound as `library`, compiled on first use.
     pub(crate) fn pipelines(&self, library: LibraryBinding) -> Arc<Pipelines> {
         let device = &self.device;
+        // The broad stage reads no library, so either form compiles the same module.
         let broad = || {
             self.broad
                 .get_or_init(|| {
                     Arc::new(StageKernels::new(
                         device,
                         Stage::Broad,
-                        library,
+                        LibraryBinding::Storage,
                         broad::KERNELS,
                         broad::BINDINGS,
                     ))
