@@ -250,6 +250,11 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 
 // ---- the query ----
 
+// The walk in `broad` reads the table and the entries through walk_start, walk_end and
+// walk_entry: the storage buffers' words, or on a software adapter their uniform copies
+// (composed after this file, in one of the two forms of GridBinding in src/shaders.rs,
+// which says why).
+
 
 // Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`.
 fn defer_scan(piece: DeferredScan) {
@@ -500,13 +505,13 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             let first_bucket = cell_bucket(walk.cell, walk.level);
             walk.last_x = run_end(walk.cell, first_bucket, walk.range.w);
             walk.tag = row_tag(walk.cell.y, walk.level);
-            walk.next = bucket_start(first_bucket);
-            walk.end = bucket_end(first_bucket + u32(walk.last_x - walk.cell.x));
+            walk.next = walk_start(first_bucket);
+            walk.end = walk_end(first_bucket + u32(walk.last_x - walk.cell.x));
             // Entries past SCAN_BUDGET are handed over, not read, a cell at a time (a
             // piece names one cell): a run that would pass it is cut to its first cell.
             if steps + walk.end - walk.next > SCAN_BUDGET && walk.last_x > walk.cell.x {
                 walk.last_x = walk.cell.x;
-                walk.end = bucket_end(first_bucket);
+                walk.end = walk_end(first_bucket);
             }
             let count = walk.end - walk.next;
             walk.handing = steps + count > SCAN_BUDGET;
@@ -526,7 +531,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 defer_scan(DeferredScan(walk.cell, walk.level, i, walk.next, piece_end));
                 walk.next = piece_end;
             } else {
-                let entry = grid_entries[walk.next];
+                let entry = walk_entry(walk.next);
                 let other = entry_body(entry, index_mask);
                 if entry_in_row(entry, walk.tag, index_mask) && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
                     if !emit_candidate(i, bins, other) {

@@ -2,11 +2,12 @@
 //! (from [`crate::packed`]), `shaders/types.wgsl`, the shape library's binding (in one
 //! of the two forms of [`LibraryBinding`]) and `shaders/library.wgsl` for the stages
 //! that read the shape library, `shaders/grid.wgsl` for those that build or read the
-//! grid, then the stage's own file. The contact pass ([`contact_source`]) runs after a
+//! grid, then the stage's own file, and for the broad stage the walk's reads of the grid
+//! (in one of the two forms of [`GridBinding`]). The contact pass ([`contact_source`]) runs after a
 //! frame's narrow phase, on its pairs, and is composed after the narrow stage, whose
 //! helpers it uses.
 
-use crate::packed::wgsl_constants;
+use crate::packed::{wgsl_constants, BUCKETS_PER_THREAD};
 
 /// How the stages that read the shape library bind it: the library is one buffer of
 /// 32-bit words (`shaders/library.wgsl`), which every shader reads through
@@ -53,6 +54,73 @@ impl LibraryBinding {
     }
 }
 
+/// How `broad`'s walk (`shaders/broad.wgsl`) reads the grid it walks: each cell's
+/// bucket start and end in the hash table, and the entries, through `walk_start`,
+/// `walk_end` and `walk_entry`, declared here.
+///
+/// Why two forms: for the reason [`LibraryBinding`] gives. A turn of the walk loads a
+/// bucket's start and end and an entry, and llvmpipe runs the loads of every turn for all
+/// 8 lanes in lockstep whichever lanes need them; from storage buffers each is a loop
+/// over the lanes. Read from uniform copies made after the grid is sorted (three copies
+/// between two passes of the broad stage), the frames of the crowded 10k scenes took
+/// 5-10% less on lavapipe (BENCHMARKS.md). The copies hold a table of at most
+/// [`GridBinding::UNIFORM_BUCKETS`] buckets and [`GridBinding::UNIFORM_ENTRIES`]
+/// entries, so the uniform form is used on software adapters for at most that many
+/// bodies; the crowded cells handed over to `broad_deferred` are read from storage in
+/// either form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GridBinding {
+    /// The table and the entries read from their storage buffers.
+    Storage,
+    /// Read from uniform copies, each of [`LibraryBinding::UNIFORM_BYTES`] at most.
+    Uniform,
+}
+
+impl GridBinding {
+    /// Both forms.
+    pub const ALL: [GridBinding; 2] = [GridBinding::Storage, GridBinding::Uniform];
+
+    /// The most entries, one word each, the uniform form's copy holds: one uniform
+    /// binding's worth.
+    pub const UNIFORM_ENTRIES: u32 = (LibraryBinding::UNIFORM_BYTES / 4) as u32;
+
+    /// The most buckets the uniform form's copy of the table holds: one uniform
+    /// binding's worth of starts, and their blocks' ends in a binding of their own.
+    pub const UNIFORM_BUCKETS: u32 = (LibraryBinding::UNIFORM_BYTES / 4) as u32;
+
+    /// The bytes of the uniform copy of the blocks' ends.
+    pub const UNIFORM_END_BYTES: u64 = (Self::UNIFORM_BUCKETS / BUCKETS_PER_THREAD) as u64 * 4;
+
+    /// The walk's reads, and in the uniform form the copies' bindings, in WGSL.
+    fn wgsl(self) -> String {
+        match self {
+            GridBinding::Storage => "fn walk_entry(k: u32) -> u32 {\n    return grid_entries[k];\n}\n\
+                 fn walk_start(b: u32) -> u32 {\n    return bucket_start(b);\n}\n\
+                 fn walk_end(b: u32) -> u32 {\n    return bucket_end(b);\n}\n"
+                .to_string(),
+            // Copies of the words of grid_entries and buckets, in 16-byte rows (a uniform
+            // array's stride). walk_end loads both words bucket_end may return and keeps
+            // one, since llvmpipe would run both branches anyway.
+            GridBinding::Uniform => format!(
+                "@group(0) @binding(11) var<uniform> walk_entries: array<vec4<u32>, {rows}>;\n\
+                 @group(0) @binding(12) var<uniform> walk_starts: array<vec4<u32>, {rows}>;\n\
+                 @group(0) @binding(13) var<uniform> walk_ends: array<vec4<u32>, {end_rows}>;\n\
+                 fn walk_entry(k: u32) -> u32 {{\n    return walk_entries[k >> 2u][k & 3u];\n}}\n\
+                 fn walk_start(b: u32) -> u32 {{\n    return walk_starts[b >> 2u][b & 3u];\n}}\n\
+                 fn walk_end(b: u32) -> u32 {{\n\
+                 \x20   let next = min(b + 1u, {last}u);\n\
+                 \x20   let block = b / BUCKETS_PER_THREAD;\n\
+                 \x20   let last_of_block = (b & (BUCKETS_PER_THREAD - 1u)) == BUCKETS_PER_THREAD - 1u;\n\
+                 \x20   return select(walk_starts[next >> 2u][next & 3u], walk_ends[block >> 2u][block & 3u], last_of_block);\n\
+                 }}\n",
+                rows = LibraryBinding::UNIFORM_BYTES / 16,
+                end_rows = Self::UNIFORM_END_BYTES / 16,
+                last = Self::UNIFORM_BUCKETS - 1,
+            ),
+        }
+    }
+}
+
 /// A stage of the pipeline; each has one WGSL file, one host module under `gpu/`
 /// and one CPU twin under `cpu/`, all with the stage's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,8 +158,15 @@ impl Stage {
         self.source_with(LibraryBinding::Storage)
     }
 
-    /// The complete WGSL module of the stage, reading the library through `library`.
+    /// The complete WGSL module of the stage, reading the library through `library`
+    /// (and for the broad stage, the grid from its storage buffers).
     pub fn source_with(self, library: LibraryBinding) -> String {
+        self.source_for(library, GridBinding::Storage)
+    }
+
+    /// The complete WGSL module of the stage, reading the library through `library`
+    /// and, in the broad stage, the grid through `grid`.
+    pub fn source_for(self, library: LibraryBinding, grid: GridBinding) -> String {
         let own = match self {
             Stage::Bounds => include_str!("../shaders/bounds.wgsl"),
             Stage::Broad => include_str!("../shaders/broad.wgsl"),
@@ -115,18 +190,24 @@ impl Stage {
             }
             Stage::Broad => String::new(),
         };
-        // The stages that build or read the grid get its cell functions.
-        let grid = match self {
+        // The stages that build or read the grid get its cell functions, and the broad
+        // stage the walk's reads of it.
+        let cells = match self {
             Stage::Bounds | Stage::Broad | Stage::Query => include_str!("../shaders/grid.wgsl"),
             Stage::Narrow => "",
         };
+        let walk = match self {
+            Stage::Broad => grid.wgsl(),
+            Stage::Bounds | Stage::Narrow | Stage::Query => String::new(),
+        };
         format!(
-            "{}\n{}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{}\n{}\n{}",
             wgsl_constants(),
             include_str!("../shaders/types.wgsl"),
             library,
-            grid,
-            own
+            cells,
+            own,
+            walk
         )
     }
 }

@@ -4,7 +4,7 @@
 
 use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
 use gpu_collide::packed::BIN_FROM_CANDIDATES;
-use gpu_collide::shaders::LibraryBinding;
+use gpu_collide::shaders::{GridBinding, LibraryBinding};
 use gpu_collide::shapes::Bitmask;
 use gpu_collide::{
     Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape, ShapeLibrary,
@@ -107,6 +107,42 @@ fn the_library_read_from_either_binding_gives_the_same_pairs() {
     );
     assert_eq!(found[0].1, found[1].1, "uniform vs storage library");
     assert_eq!(found[0].1, cpu, "gpu vs cpu");
+}
+
+/// On a software adapter the broad phase's walk reads the grid from uniform copies
+/// while the collider has room for at most `GridBinding::UNIFORM_ENTRIES` bodies, and
+/// from the grid's storage buffers once it has more: the same bodies must give the same
+/// pairs either way, frame after frame, and the cpu backend's, with filters as well.
+#[test]
+fn the_grid_read_from_either_binding_gives_the_same_pairs() {
+    for (kind, bodies, seed) in [
+        (SceneKind::Mixed, 3000, 22),
+        (SceneKind::Filtered, 3000, 23),
+    ] {
+        let scene = random_scene(kind, bodies, seed);
+        let cpu = cpu_pairs(&scene);
+        assert!(cpu.len() >= 300, "{kind:?}: only {} pairs", cpu.len());
+        let Some(context) = gpu() else { return };
+        let mut found = Vec::new();
+        for room in [0, GridBinding::UNIFORM_ENTRIES as usize + 1] {
+            let mut collider =
+                GpuCollider::new(&context, scene.validate().expect("valid")).expect("collider");
+            collider.reserve(room).expect("room");
+            let first = collider.find_pairs(&scene.bodies).expect("first frame");
+            let second = collider.find_pairs(&scene.bodies).expect("second frame");
+            assert_eq!(first, second, "{kind:?}, {:?}", collider.grid_binding());
+            found.push((collider.grid_binding(), first));
+        }
+        let small = if context.adapter.device_type == wgpu::DeviceType::Cpu {
+            GridBinding::Uniform
+        } else {
+            GridBinding::Storage
+        };
+        assert_eq!(found[0].0, small, "{kind:?}: room for the scene alone");
+        assert_eq!(found[1].0, GridBinding::Storage, "{kind:?}: room for more");
+        assert_eq!(found[0].1, found[1].1, "{kind:?}: uniform vs storage grid");
+        assert_eq!(found[0].1, cpu, "{kind:?}: gpu vs cpu");
+    }
 }
 
 #[test]

@@ -4,32 +4,42 @@
 use std::mem::{offset_of, size_of};
 
 use gpu_collide::packed::*;
-use gpu_collide::shaders::{LibraryBinding, Stage};
+use gpu_collide::shaders::{GridBinding, LibraryBinding, Stage};
 
 fn module(stage: Stage) -> naga::Module {
-    let source = stage.source();
+    module_for(stage, GridBinding::Storage)
+}
+
+/// The stage's module with the library in storage and the walk reading the grid
+/// through `grid`.
+fn module_for(stage: Stage, grid: GridBinding) -> naga::Module {
+    let source = stage.source_for(LibraryBinding::Storage, grid);
     naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&source)))
 }
 
-/// Every module, with the library bound either way (`LibraryBinding`), and the contact
-/// pass's too.
+/// Every module, with the library bound either way (`LibraryBinding`) and the grid read
+/// either way (`GridBinding`), and the contact pass's too.
 #[test]
 fn every_stage_parses_and_validates() {
-    for library in LibraryBinding::ALL {
+    let forms = LibraryBinding::ALL
+        .into_iter()
+        .flat_map(|library| GridBinding::ALL.map(|grid| (library, grid)));
+    for (library, grid) in forms {
         let modules = Stage::MODULES
             .into_iter()
-            .map(|stage| (stage.name(), stage.source_with(library)))
+            .map(|stage| (stage.name(), stage.source_for(library, grid)))
             .chain([("contact", gpu_collide::shaders::contact_source(library))]);
         for (name, source) in modules {
+            let form = format!("{library:?}, {grid:?}");
             let module = naga::front::wgsl::parse_str(&source)
-                .unwrap_or_else(|e| panic!("{name}, {library:?}: {}", e.emit_to_string(&source)));
+                .unwrap_or_else(|e| panic!("{name}, {form}: {}", e.emit_to_string(&source)));
             naga::valid::Validator::new(
                 naga::valid::ValidationFlags::all(),
                 naga::valid::Capabilities::empty(),
             )
             .validate(&module)
-            .unwrap_or_else(|e| panic!("{name}, {library:?}: {}", e.emit_to_string(&source)));
+            .unwrap_or_else(|e| panic!("{name}, {form}: {}", e.emit_to_string(&source)));
             assert!(
                 name == "contact" || module.entry_points.iter().any(|e| e.name == name),
                 "{name} has no entry point of its name"
@@ -125,8 +135,8 @@ fn every_kernel_that_reads_params_copies_them_first() {
 
 #[test]
 fn host_binds_exactly_what_each_kernel_uses() {
-    for (stage, entry, bound) in gpu_collide::gpu::kernel_bindings() {
-        let module = module(stage);
+    for (stage, grid, entry, bound) in gpu_collide::gpu::kernel_bindings() {
+        let module = module_for(stage, grid);
         let info = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::empty(),
@@ -149,7 +159,7 @@ fn host_binds_exactly_what_each_kernel_uses() {
         assert_eq!(
             used,
             bound,
-            "{}: {entry} uses bindings {used:?}",
+            "{}, {grid:?}: {entry} uses bindings {used:?}",
             stage.name()
         );
     }
@@ -159,9 +169,17 @@ fn host_binds_exactly_what_each_kernel_uses() {
 fn host_binds_the_buffer_each_binding_names() {
     let table = gpu_collide::gpu::binding_names();
     for stage in Stage::MODULES {
-        let module = module(stage);
         let mut numbers = Vec::new();
-        for (_, var) in module.global_variables.iter() {
+        let globals = GridBinding::ALL.into_iter().flat_map(|grid| {
+            let module = module_for(stage, grid);
+            let vars: Vec<_> = module
+                .global_variables
+                .iter()
+                .map(|(_, var)| var.clone())
+                .collect();
+            vars
+        });
+        for var in globals {
             let (Some(binding), Some(name)) = (&var.binding, &var.name) else {
                 continue;
             };
@@ -183,7 +201,7 @@ fn host_binds_the_buffer_each_binding_names() {
                 binding.binding
             );
         }
-        // And the table lists nothing the shader does not have.
+        // And the table lists nothing the shader (in one form or the other) lacks.
         for (_, number, names) in table.iter().filter(|(s, ..)| *s == stage) {
             assert!(
                 numbers.contains(number),

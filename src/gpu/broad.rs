@@ -5,34 +5,63 @@
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
 use crate::packed::{dispatch_size, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
+use crate::shaders::GridBinding;
 
-/// The stage's kernels in dispatch order, with the bindings each one uses.
+/// The stage's kernels in dispatch order, with the bindings each one uses, for the walk
+/// reading the grid from storage ([`GridBinding`]).
 pub(crate) const KERNELS: &[Kernel] = &[
-    Kernel {
-        entry: "allocate_buckets",
-        bindings: &[0, 4, 6],
-    },
-    Kernel {
-        entry: "scatter_cells",
-        bindings: &[0, 4, 5, 6],
-    },
-    Kernel {
-        entry: "broad_args",
-        bindings: &[0, 6, 10],
-    },
+    ALLOCATE_BUCKETS,
+    SCATTER_CELLS,
+    BROAD_ARGS,
     Kernel {
         entry: "broad",
         bindings: &[0, 2, 3, 4, 5, 6, 7, 8, 9],
     },
-    Kernel {
-        entry: "deferred_args",
-        bindings: &[0, 8, 10],
-    },
-    Kernel {
-        entry: "broad_deferred",
-        bindings: &[0, 2, 3, 5, 6, 7, 8, 9],
-    },
+    DEFERRED_ARGS,
+    BROAD_DEFERRED,
 ];
+
+/// The same, for the walk reading the uniform copies of the table and the entries.
+pub(crate) const KERNELS_UNIFORM_WALK: &[Kernel] = &[
+    ALLOCATE_BUCKETS,
+    SCATTER_CELLS,
+    BROAD_ARGS,
+    Kernel {
+        entry: "broad",
+        bindings: &[0, 2, 3, 6, 7, 8, 9, 11, 12, 13],
+    },
+    DEFERRED_ARGS,
+    BROAD_DEFERRED,
+];
+
+/// The kernels of the stage whose walk reads the grid through `grid`.
+pub(crate) fn kernels(grid: GridBinding) -> &'static [Kernel] {
+    match grid {
+        GridBinding::Storage => KERNELS,
+        GridBinding::Uniform => KERNELS_UNIFORM_WALK,
+    }
+}
+
+const ALLOCATE_BUCKETS: Kernel = Kernel {
+    entry: "allocate_buckets",
+    bindings: &[0, 4, 6],
+};
+const SCATTER_CELLS: Kernel = Kernel {
+    entry: "scatter_cells",
+    bindings: &[0, 4, 5, 6],
+};
+const BROAD_ARGS: Kernel = Kernel {
+    entry: "broad_args",
+    bindings: &[0, 6, 10],
+};
+const DEFERRED_ARGS: Kernel = Kernel {
+    entry: "deferred_args",
+    bindings: &[0, 8, 10],
+};
+const BROAD_DEFERRED: Kernel = Kernel {
+    entry: "broad_deferred",
+    bindings: &[0, 2, 3, 5, 6, 7, 8, 9],
+};
 
 /// The buffer at each binding number of `shaders/broad.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
@@ -46,11 +75,17 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (8, Slot::Counters),
     (9, Slot::Deferred),
     (10, Slot::DispatchArgs),
+    // The uniform form's copies (GridBinding::Uniform).
+    (11, Slot::WalkEntries),
+    (12, Slot::WalkStarts),
+    (13, Slot::WalkEnds),
 ];
 
 /// The counting sort's last steps, the query by the lookers (`Params::first_looker ..
 /// end_looker`, or those of them the grid lists as seekers), and the crowded cells they
-/// handed over, for `bodies` bodies and `buckets` buckets.
+/// handed over, for `bodies` bodies and `buckets` buckets, in one pass: the storage form
+/// of the walk ([`GridBinding`]); the uniform form records [`dispatch_grid`], the
+/// copies and [`dispatch_search`] in passes of their own.
 pub(crate) fn dispatch(
     kernels: &StageKernels,
     pass: &mut wgpu::ComputePass,
@@ -60,10 +95,48 @@ pub(crate) fn dispatch(
     buckets: u32,
 ) {
     dispatch_grid(kernels, pass, groups, bodies, buckets);
+    dispatch_search(kernels, pass, groups, b);
+}
+
+/// The query by the lookers and the crowded cells they handed over, once the grid is
+/// sorted ([`dispatch_grid`]).
+pub(crate) fn dispatch_search(
+    kernels: &StageKernels,
+    pass: &mut wgpu::ComputePass,
+    groups: &StageGroups,
+    b: &Buffers,
+) {
     kernels.dispatch(pass, groups, 2, (1, 1));
     kernels.dispatch_indirect(pass, groups, 3, &b.dispatch_args, ARGS_BROAD);
     kernels.dispatch(pass, groups, 4, (1, 1));
     kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
+}
+
+/// Records the uniform copies of the sorted grid that the walk reads in
+/// [`GridBinding::Uniform`]: the entries of `bodies` bodies, and the starts and the
+/// blocks' ends of a table of `buckets` buckets (laid out one after the other in
+/// `buckets`, see `table_words`). Both must be within the copies' sizes
+/// ([`GridBinding::UNIFORM_ENTRIES`], [`GridBinding::UNIFORM_BUCKETS`]), which the
+/// collider chooses the form by.
+pub(crate) fn copy_for_walk(
+    encoder: &mut wgpu::CommandEncoder,
+    b: &Buffers,
+    bodies: u32,
+    buckets: u32,
+) {
+    let Some(walk) = &b.walk else {
+        return;
+    };
+    debug_assert!(
+        bodies <= GridBinding::UNIFORM_ENTRIES && buckets <= GridBinding::UNIFORM_BUCKETS
+    );
+    let word = size_of::<u32>() as u64;
+    if bodies > 0 {
+        encoder.copy_buffer_to_buffer(&b.grid_entries, 0, &walk.entries, 0, bodies as u64 * word);
+    }
+    encoder.copy_buffer_to_buffer(&b.buckets, 0, &walk.starts, 0, buckets as u64 * word);
+    let ends = (buckets / BUCKETS_PER_THREAD).max(1) as u64 * word;
+    encoder.copy_buffer_to_buffer(&b.buckets, buckets as u64 * word, &walk.ends, 0, ends);
 }
 
 /// The counting sort's last two steps (the first two kernels), for `bodies` bodies and

@@ -8,10 +8,13 @@ use super::collider::PAIRS_AT;
 use crate::collider::Pair;
 use crate::error::Error;
 use crate::grid::query_bucket_count;
+use crate::shaders::LibraryBinding;
+
 use crate::packed::{
     table_words, Aabb, BodyCell, BodyInfo, BodyTransform, Counters, DeferredScan, DispatchArgs,
     GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
 };
+use crate::shaders::GridBinding;
 
 /// How many items each growable buffer holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,18 @@ pub(crate) struct Buffers {
     pub(crate) tois: wgpu::Buffer,
     pub(crate) swept_long_pairs: wgpu::Buffer,
     pub(crate) toi_readback: wgpu::Buffer,
+    /// The uniform copies of the sorted grid that the walk reads in
+    /// [`GridBinding::Uniform`]; none in the storage form.
+    pub(crate) walk: Option<WalkCopies>,
+}
+
+/// The uniform copies of the grid's entries, its table's bucket starts and its blocks'
+/// ends (`GridBinding` says why), each the size its WGSL array declares.
+#[derive(Debug)]
+pub(crate) struct WalkCopies {
+    pub(crate) entries: wgpu::Buffer,
+    pub(crate) starts: wgpu::Buffer,
+    pub(crate) ends: wgpu::Buffer,
 }
 
 /// Every buffer a kernel binds. The stages' tables (`BINDINGS` in `bounds.rs`, `broad.rs`
@@ -103,6 +118,12 @@ pub enum Slot {
     QueryHits,
     /// See [`Slot::QueryParams`].
     RayAnswers,
+    /// The uniform copy of `GridEntries` the walk reads ([`GridBinding::Uniform`]).
+    WalkEntries,
+    /// The uniform copy of the bucket starts of `Buckets`.
+    WalkStarts,
+    /// The uniform copy of the blocks' ends of `Buckets`.
+    WalkEnds,
 }
 
 impl Slot {
@@ -139,6 +160,9 @@ impl Slot {
             Slot::QueryCounters => &["query_counters"],
             Slot::QueryHits => &["query_hits"],
             Slot::RayAnswers => &["ray_answers"],
+            Slot::WalkEntries => &["walk_entries"],
+            Slot::WalkStarts => &["walk_starts"],
+            Slot::WalkEnds => &["walk_ends"],
         }
     }
 }
@@ -169,6 +193,9 @@ impl Buffers {
             Slot::Velocities => Some(&self.velocities),
             Slot::Tois => Some(&self.tois),
             Slot::SweptLongPairs => Some(&self.swept_long_pairs),
+            Slot::WalkEntries => self.walk.as_ref().map(|w| &w.entries),
+            Slot::WalkStarts => self.walk.as_ref().map(|w| &w.starts),
+            Slot::WalkEnds => self.walk.as_ref().map(|w| &w.ends),
             Slot::Source
             | Slot::QueryParams
             | Slot::Queries
@@ -207,11 +234,16 @@ pub(crate) fn check_binding(
     Ok(())
 }
 
+const UNIFORM_BYTES: u64 = LibraryBinding::UNIFORM_BYTES;
+
 impl Buffers {
+    /// The buffers for `capacity`, with the uniform copies of the grid where the walk
+    /// reads it through `grid`.
     pub(crate) fn new(
         device: &wgpu::Device,
         library: wgpu::Buffer,
         capacity: Capacity,
+        grid: GridBinding,
     ) -> Result<Self, Error> {
         use wgpu::BufferUsages as U;
         let make =
@@ -270,13 +302,13 @@ impl Buffers {
                     table_words(query_bucket_count(capacity.bodies as usize)),
                     size_of::<u32>(),
                 ),
-                U::STORAGE | U::COPY_DST,
+                U::STORAGE | U::COPY_DST | U::COPY_SRC,
             )?,
             // A body's index each (shaders/broad.wgsl says why no more).
             grid_entries: make(
                 "grid entries",
                 items(capacity.bodies, size_of::<u32>()),
-                U::STORAGE,
+                U::STORAGE | U::COPY_SRC,
             )?,
             // The summary, then a placement a body (two words, placement_word in
             // grid.wgsl) and the list of seekers (a body each at most).
@@ -319,6 +351,18 @@ impl Buffers {
                 U::STORAGE,
             )?,
             toi_readback: make("toi readback", toi_bytes, U::MAP_READ | U::COPY_DST)?,
+            walk: match grid {
+                GridBinding::Storage => None,
+                GridBinding::Uniform => Some(WalkCopies {
+                    entries: make("walk entries", UNIFORM_BYTES, U::UNIFORM | U::COPY_DST)?,
+                    starts: make("walk starts", UNIFORM_BYTES, U::UNIFORM | U::COPY_DST)?,
+                    ends: make(
+                        "walk ends",
+                        GridBinding::UNIFORM_END_BYTES,
+                        U::UNIFORM | U::COPY_DST,
+                    )?,
+                }),
+            },
         })
     }
 }

@@ -24,7 +24,7 @@ use super::query::QueryBuffers;
 use super::readback::read_mapped;
 use super::record::Recordings;
 use super::timing::{StageTimer, STAMP_BYTES};
-use super::{bins, bounds, broad, narrow, StageGroups};
+use super::{bins, bounds, broad, narrow, StageGroups, StageKernels};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::cell_size::{choose_grid, QueryGridChoice};
@@ -39,7 +39,7 @@ use crate::packed::{
     MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
 use crate::query::{QueryAnswers, QueryBatch};
-use crate::shaders::{LibraryBinding, Stage};
+use crate::shaders::{GridBinding, LibraryBinding, Stage};
 
 /// Finds colliding pairs with the WGSL pipeline.
 ///
@@ -59,6 +59,10 @@ pub struct GpuCollider {
     pub(crate) pipelines: Arc<Pipelines>,
     /// How the kernels read the shape library (`GpuContext::library_binding`).
     pub(crate) library_binding: LibraryBinding,
+    /// The broad stage's kernels, whose walk reads the grid as `grid_binding` says
+    /// (`GpuContext::grid_binding`, chosen again when the body buffers grow).
+    pub(crate) broad: Arc<StageKernels>,
+    pub(crate) grid_binding: GridBinding,
     pub(crate) capacity: Capacity,
     pub(crate) buffers: Buffers,
     groups: Groups,
@@ -104,10 +108,10 @@ struct Groups {
 }
 
 impl Groups {
-    fn new(device: &wgpu::Device, p: &Pipelines, buffers: &Buffers) -> Self {
+    fn new(device: &wgpu::Device, p: &Pipelines, broad: &StageKernels, buffers: &Buffers) -> Self {
         Groups {
             bounds: p.bounds.bind(device, buffers),
-            broad: p.broad.bind(device, buffers),
+            broad: broad.bind(device, buffers),
             narrow: p.narrow.bind(device, buffers),
         }
     }
@@ -167,15 +171,19 @@ impl GpuCollider {
                 contents: bytemuck::cast_slice(&words),
                 usage,
             });
-            let buffers = Buffers::new(device, library_buffer, capacity)?;
+            let grid_binding = context.grid_binding(capacity.bodies);
+            let buffers = Buffers::new(device, library_buffer, capacity, grid_binding)?;
             let pipelines = context.pipelines(library_binding);
+            let broad = context.broad_kernels(grid_binding);
             let grid = GridParams::for_bodies(&library, &[]);
-            let groups = Groups::new(device, &pipelines, &buffers);
+            let groups = Groups::new(device, &pipelines, &broad, &buffers);
             Ok(GpuCollider {
                 context: context.clone(),
                 library,
                 pipelines,
                 library_binding,
+                broad,
+                grid_binding,
                 capacity,
                 buffers,
                 groups,
@@ -211,6 +219,13 @@ impl GpuCollider {
         self.library_binding
     }
 
+    /// How this collider's broad phase reads the grid it walks: from uniform copies on
+    /// a software adapter while it has room for at most [`GridBinding::UNIFORM_ENTRIES`]
+    /// bodies, from the grid's storage buffers otherwise ([`GridBinding`] says why).
+    pub fn grid_binding(&self) -> GridBinding {
+        self.grid_binding
+    }
+
     /// The device this collider runs on.
     pub fn context(&self) -> &GpuContext {
         &self.context
@@ -220,11 +235,16 @@ impl GpuCollider {
     fn resize(&mut self, capacity: Capacity) -> Result<(), Error> {
         let device = &self.context.device;
         let b = &self.buffers;
-        self.buffers = Buffers::new(device, b.library.clone(), capacity)?;
+        let grid_binding = self.context.grid_binding(capacity.bodies);
+        self.buffers = Buffers::new(device, b.library.clone(), capacity, grid_binding)?;
         let mut encoder = device.create_command_encoder(&Default::default());
         self.buffers.clear(&mut encoder);
         self.context.queue.submit([encoder.finish()]);
-        self.groups = Groups::new(device, &self.pipelines, &self.buffers);
+        if grid_binding != self.grid_binding {
+            self.broad = self.context.broad_kernels(grid_binding);
+            self.grid_binding = grid_binding;
+        }
+        self.groups = Groups::new(device, &self.pipelines, &self.broad, &self.buffers);
         self.capacity = capacity;
         // New body buffers hold nothing yet.
         self.uploaded_infos.clear();
@@ -418,6 +438,10 @@ impl GpuCollider {
         let p = &self.pipelines;
         let b = &self.buffers;
         for (k, stage) in Stage::ALL.into_iter().enumerate() {
+            if stage == Stage::Broad && b.walk.is_some() {
+                self.encode_broad_copied(encoder, run.bodies, bucket_count, timer.map(|t| (t, k)));
+                continue;
+            }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(stage.name()),
                 timestamp_writes: timer.map(|t| t.pass_writes(k as u32)),
@@ -432,9 +456,14 @@ impl GpuCollider {
                     run.source.as_ref().map(|s| &s.group),
                     self.grid.waiter_layers == 0 && run.lookers.0 != run.lookers.1,
                 ),
-                Stage::Broad => {
-                    broad::dispatch(&p.broad, &mut pass, &g.broad, b, run.bodies, bucket_count)
-                }
+                Stage::Broad => broad::dispatch(
+                    &self.broad,
+                    &mut pass,
+                    &g.broad,
+                    b,
+                    run.bodies,
+                    bucket_count,
+                ),
                 Stage::Narrow => narrow::dispatch(
                     &p.narrow,
                     &mut pass,
@@ -448,6 +477,33 @@ impl GpuCollider {
                 Stage::Query => {}
             }
         }
+    }
+
+    /// Records the broad stage with the walk reading uniform copies of the grid
+    /// ([`GridBinding::Uniform`]): the grid's last sorting steps in one pass, the copies,
+    /// and the search in a second pass, the stage's start stamped on the first and its
+    /// end on the second (`timer`, with the stage's index).
+    fn encode_broad_copied(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        bodies: u32,
+        bucket_count: u32,
+        timer: Option<(&StageTimer, usize)>,
+    ) {
+        let (b, g) = (&self.buffers, &self.groups);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("broad: grid"),
+                timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, true)),
+            });
+            broad::dispatch_grid(&self.broad, &mut pass, &g.broad, bodies, bucket_count);
+        }
+        broad::copy_for_walk(encoder, b, bodies, bucket_count);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(Stage::Broad.name()),
+            timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, false)),
+        });
+        broad::dispatch_search(&self.broad, &mut pass, &g.broad, b);
     }
 
     /// Records bounds and the grid's counting sort alone (`assign_cell` in the bounds
@@ -470,7 +526,7 @@ impl GpuCollider {
             timestamp_writes: None,
         });
         bounds::dispatch(&p.bounds, &mut pass, &g.bounds, bodies, None, false);
-        broad::dispatch_grid(&p.broad, &mut pass, &g.broad, bodies, bucket_count);
+        broad::dispatch_grid(&self.broad, &mut pass, &g.broad, bodies, bucket_count);
     }
 
     /// Whether the run's broad phase puts each kind pair's candidates in a bin of their
@@ -494,11 +550,17 @@ impl GpuCollider {
     fn begin_run(&self, encoder: &mut wgpu::CommandEncoder, run: &Run) -> u32 {
         let (queue, b) = (&self.context.queue, &self.buffers);
         // The table scales with this frame's bodies, within the buffer sized for the
-        // capacity (for the query grid's table, the larger).
+        // capacity (for the query grid's table, the larger), and within the walk's
+        // uniform copy where it reads one (a smaller table only shares more buckets).
+        let copy_room = match self.grid_binding {
+            GridBinding::Storage => u32::MAX,
+            GridBinding::Uniform => GridBinding::UNIFORM_BUCKETS,
+        };
         let bucket_count = self
             .grid
             .bucket_count
-            .min(query_bucket_count(self.capacity.bodies as usize));
+            .min(query_bucket_count(self.capacity.bodies as usize))
+            .min(copy_room);
         let c = &self.capacity;
         let binned = self.bins_candidates(run);
         let [source_stride, source_position, source_angle] = match &run.source {
@@ -919,7 +981,7 @@ impl Collider for GpuCollider {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 let (p, g) = (&self.pipelines, &self.groups);
                 p.bounds.warm_up(&mut pass, &g.bounds);
-                p.broad.warm_up(&mut pass, &g.broad);
+                self.broad.warm_up(&mut pass, &g.broad);
                 p.narrow.warm_up(&mut pass, &g.narrow);
             }
             context.queue.submit([encoder.finish()]);

@@ -24,8 +24,9 @@ pub use record::{BodyLayout, RecordedCounts, RecordedFrame, PAIRS_WGSL};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Error;
+use crate::grid::bucket_count;
 use crate::packed::{DISPATCH_WIDTH, LLVMPIPE_LANES, WORKGROUP_SIZE};
-use crate::shaders::{LibraryBinding, Stage};
+use crate::shaders::{GridBinding, LibraryBinding, Stage};
 
 /// A device and queue on a chosen adapter, shared by any number of colliders.
 ///
@@ -43,19 +44,28 @@ pub struct GpuContext {
     /// The stages' pipelines, compiled once per device and form of the library's binding
     /// (indexed by `binding_slot`) on first use, and shared by all colliders.
     pipelines: Arc<[OnceLock<Arc<Pipelines>>; 2]>,
-    /// The broad stage's, which reads no library: shared by both forms.
-    broad: Arc<OnceLock<Arc<StageKernels>>>,
+    /// The broad stage's, which reads no library, for each form of the walk's reads of
+    /// the grid (indexed by `grid_slot`).
+    broad: Arc<[OnceLock<Arc<StageKernels>>; 2]>,
     /// The contact pass's pipelines, compiled on the first `find_contacts` (`contact`).
     contact_pipelines: Arc<[OnceLock<Arc<Vec<wgpu::ComputePipeline>>>; 2]>,
 }
 
-/// The compiled pipelines of every stage, for one form of the library's binding.
+/// The compiled pipelines of the stages that read the library, for one form of its
+/// binding; the broad stage's are apart ([`GpuContext::broad_kernels`]).
 #[derive(Debug)]
 pub(crate) struct Pipelines {
     pub(crate) bounds: StageKernels,
-    pub(crate) broad: Arc<StageKernels>,
     pub(crate) narrow: StageKernels,
     pub(crate) query: StageKernels,
+}
+
+/// The index of the broad stage's kernels for `grid` in [`GpuContext`].
+fn grid_slot(grid: GridBinding) -> usize {
+    match grid {
+        GridBinding::Storage => 0,
+        GridBinding::Uniform => 1,
+    }
 }
 
 /// The index of `library`'s pipelines in [`GpuContext`].
@@ -246,46 +256,49 @@ impl GpuContext {
     /// The pipelines for a library bound as `library`, compiled on first use.
     pub(crate) fn pipelines(&self, library: LibraryBinding) -> Arc<Pipelines> {
         let device = &self.device;
-        // The broad stage reads no library, so either form compiles the same module.
-        let broad = || {
-            self.broad
-                .get_or_init(|| {
-                    Arc::new(StageKernels::new(
-                        device,
-                        Stage::Broad,
-                        LibraryBinding::Storage,
-                        broad::KERNELS,
-                        broad::BINDINGS,
-                    ))
-                })
-                .clone()
-        };
         self.pipelines[binding_slot(library)]
             .get_or_init(|| {
                 Arc::new(Pipelines {
                     bounds: StageKernels::new(
                         device,
                         Stage::Bounds,
-                        library,
+                        (library, GridBinding::Storage),
                         bounds::KERNELS,
                         bounds::BINDINGS,
                     ),
-                    broad: broad(),
                     narrow: StageKernels::new(
                         device,
                         Stage::Narrow,
-                        library,
+                        (library, GridBinding::Storage),
                         narrow::KERNELS,
                         narrow::BINDINGS,
                     ),
                     query: StageKernels::new(
                         device,
                         Stage::Query,
-                        library,
+                        (library, GridBinding::Storage),
                         query::KERNELS,
                         query::BINDINGS,
                     ),
                 })
+            })
+            .clone()
+    }
+
+    /// The broad stage's kernels, whose walk reads the grid through `grid`, compiled on
+    /// first use.
+    pub(crate) fn broad_kernels(&self, grid: GridBinding) -> Arc<StageKernels> {
+        self.broad[grid_slot(grid)]
+            .get_or_init(|| {
+                // The broad stage reads no library, so either form compiles the same
+                // module.
+                Arc::new(StageKernels::new(
+                    &self.device,
+                    Stage::Broad,
+                    (LibraryBinding::Storage, grid),
+                    broad::kernels(grid),
+                    broad::BINDINGS,
+                ))
             })
             .clone()
     }
@@ -310,6 +323,21 @@ impl GpuContext {
             LibraryBinding::Uniform
         } else {
             LibraryBinding::Storage
+        }
+    }
+
+    /// How the walk of a collider with room for `bodies` bodies reads the grid on this
+    /// device ([`GridBinding`]): from uniform copies on a software adapter where the
+    /// grid fits them, from its storage buffers otherwise.
+    pub fn grid_binding(&self, bodies: u32) -> GridBinding {
+        let fits = bodies <= GridBinding::UNIFORM_ENTRIES
+            && bucket_count(bodies as usize) <= GridBinding::UNIFORM_BUCKETS
+            && self.device.limits().max_uniform_buffer_binding_size
+                >= LibraryBinding::UNIFORM_BYTES;
+        if fits && self.adapter.device_type == wgpu::DeviceType::Cpu {
+            GridBinding::Uniform
+        } else {
+            GridBinding::Storage
         }
     }
 
@@ -503,15 +531,26 @@ pub fn binding_names() -> Vec<(Stage, u32, &'static [&'static str])> {
 
 /// Every kernel of every stage, with the binding numbers the host binds for it; a test
 /// checks them against the bindings naga finds each entry point using.
-pub fn kernel_bindings() -> Vec<(Stage, &'static str, &'static [u32])> {
+/// The broad stage's are listed for each form of the walk's reads of the grid.
+pub fn kernel_bindings() -> Vec<(Stage, GridBinding, &'static str, &'static [u32])> {
+    let storage = GridBinding::Storage;
     [
-        (Stage::Bounds, bounds::KERNELS),
-        (Stage::Broad, broad::KERNELS),
-        (Stage::Narrow, narrow::KERNELS),
-        (Stage::Query, query::KERNELS),
+        (Stage::Bounds, storage, bounds::KERNELS),
+        (Stage::Broad, storage, broad::kernels(storage)),
+        (
+            Stage::Broad,
+            GridBinding::Uniform,
+            broad::kernels(GridBinding::Uniform),
+        ),
+        (Stage::Narrow, storage, narrow::KERNELS),
+        (Stage::Query, storage, query::KERNELS),
     ]
     .into_iter()
-    .flat_map(|(stage, kernels)| kernels.iter().map(move |k| (stage, k.entry, k.bindings)))
+    .flat_map(|(stage, grid, kernels)| {
+        kernels
+            .iter()
+            .map(move |k| (stage, grid, k.entry, k.bindings))
+    })
     .collect()
 }
 
@@ -554,17 +593,17 @@ pub(crate) fn kernel_options() -> wgpu::PipelineCompilationOptions<'static> {
 
 impl StageKernels {
     /// Compiles every kernel of `stage` from its one module, reading the library (where
-    /// it does) through `library`.
+    /// it does) and the grid (in the broad stage's walk) through `forms`.
     pub(crate) fn new(
         device: &wgpu::Device,
         stage: Stage,
-        library: LibraryBinding,
+        forms: (LibraryBinding, GridBinding),
         kernels: &'static [Kernel],
         table: BindingTable,
     ) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(stage.name()),
-            source: wgpu::ShaderSource::Wgsl(stage.source_with(library).into()),
+            source: wgpu::ShaderSource::Wgsl(stage.source_for(forms.0, forms.1).into()),
         });
         let pipelines = kernels
             .iter()

@@ -1,5 +1,6 @@
 //! Per-stage GPU times from timestamp queries, where the adapter has them: each stage
-//! runs in its own compute pass whose start and end are stamped, and the stamps travel
+//! runs in its own compute pass whose start and end are stamped (or, where copies split
+//! a stage, the start of its first pass and the end of its last), and the stamps travel
 //! back in the frame's one readback.
 
 /// The stages timed, in order: bounds, broad, narrow.
@@ -41,10 +42,24 @@ impl StageTimer {
 
     /// The stamps of stage `k`'s pass.
     pub(crate) fn pass_writes(&self, k: u32) -> wgpu::ComputePassTimestampWrites<'_> {
+        self.writes(k, true, true)
+    }
+
+    /// Stage `k`'s start stamp, for the first of the passes it takes (`first`) or its
+    /// end stamp, for the last.
+    pub(crate) fn split_pass_writes(
+        &self,
+        k: u32,
+        first: bool,
+    ) -> wgpu::ComputePassTimestampWrites<'_> {
+        self.writes(k, first, !first)
+    }
+
+    fn writes(&self, k: u32, start: bool, end: bool) -> wgpu::ComputePassTimestampWrites<'_> {
         wgpu::ComputePassTimestampWrites {
             query_set: &self.queries,
-            beginning_of_pass_write_index: Some(2 * k),
-            end_of_pass_write_index: Some(2 * k + 1),
+            beginning_of_pass_write_index: start.then_some(2 * k),
+            end_of_pass_write_index: end.then_some(2 * k + 1),
         }
     }
 
