@@ -255,7 +255,6 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 // (composed after this file, in one of the two forms of GridBinding in src/shaders.rs,
 // which says why).
 
-
 // Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`.
 fn defer_scan(piece: DeferredScan) {
     let slot = atomicAdd(&counters.deferred, 1u);

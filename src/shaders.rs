@@ -66,8 +66,9 @@ impl LibraryBinding {
 /// 5-10% less on lavapipe (BENCHMARKS.md). The copies hold a table of at most
 /// [`GridBinding::UNIFORM_BUCKETS`] buckets and [`GridBinding::UNIFORM_ENTRIES`]
 /// entries, so the uniform form is used on software adapters for at most that many
-/// bodies; the crowded cells handed over to `broad_deferred` are read from storage in
-/// either form.
+/// bodies, and only in crowded frames, where the walk is long enough to pay for the
+/// copies (`GpuCollider::grid_binding`); the crowded cells handed over to
+/// `broad_deferred` are read from storage in either form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GridBinding {
     /// The table and the entries read from their storage buffers.

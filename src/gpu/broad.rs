@@ -2,7 +2,7 @@
 //! counting sort of the bodies into the grid's hash table (the bounds stage counted
 //! them), then the query that emits candidates.
 
-use super::buffers::{Buffers, Slot};
+use super::buffers::{Buffers, Slot, WalkCopies};
 use super::{Kernel, StageGroups, StageKernels};
 use crate::packed::{dispatch_size, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
 use crate::shaders::GridBinding;
@@ -112,7 +112,7 @@ pub(crate) fn dispatch_search(
     kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
 }
 
-/// Records the uniform copies of the sorted grid that the walk reads in
+/// Records into `walk` the uniform copies of the sorted grid that the walk reads in
 /// [`GridBinding::Uniform`]: the entries of `bodies` bodies, and the starts and the
 /// blocks' ends of a table of `buckets` buckets (laid out one after the other in
 /// `buckets`, see `table_words`). Both must be within the copies' sizes
@@ -121,12 +121,10 @@ pub(crate) fn dispatch_search(
 pub(crate) fn copy_for_walk(
     encoder: &mut wgpu::CommandEncoder,
     b: &Buffers,
+    walk: &WalkCopies,
     bodies: u32,
     buckets: u32,
 ) {
-    let Some(walk) = &b.walk else {
-        return;
-    };
     debug_assert!(
         bodies <= GridBinding::UNIFORM_ENTRIES && buckets <= GridBinding::UNIFORM_BUCKETS
     );

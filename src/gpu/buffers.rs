@@ -8,13 +8,11 @@ use super::collider::PAIRS_AT;
 use crate::collider::Pair;
 use crate::error::Error;
 use crate::grid::query_bucket_count;
-use crate::shaders::LibraryBinding;
-
 use crate::packed::{
     table_words, Aabb, BodyCell, BodyInfo, BodyTransform, Counters, DeferredScan, DispatchArgs,
     GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
 };
-use crate::shaders::GridBinding;
+use crate::shaders::{GridBinding, LibraryBinding};
 
 /// How many items each growable buffer holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

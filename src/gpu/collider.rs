@@ -17,7 +17,7 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
-use super::buffers::{check_binding, grown, Buffers, Capacity};
+use super::buffers::{check_binding, grown, Buffers, Capacity, WalkCopies};
 use super::contact::{ContactState, GpuContact};
 use super::pending::Frames;
 use super::query::QueryBuffers;
@@ -62,7 +62,7 @@ pub struct GpuCollider {
     /// The broad stage's kernels with the walk reading the grid from storage, and on a
     /// device and at a capacity where it may read uniform copies of it
     /// (`GpuContext::grid_binding`, asked again when the body buffers grow), those
-    /// kernels too: crowded frames use them (`walk_binding`).
+    /// kernels too: crowded frames use them ([`GpuCollider::grid_binding`]).
     pub(crate) broad: Arc<StageKernels>,
     pub(crate) copied_broad: Option<Arc<StageKernels>>,
     pub(crate) capacity: Capacity,
@@ -126,6 +126,42 @@ impl Groups {
             narrow: p.narrow.bind(device, buffers),
         }
     }
+}
+
+/// The broad kernels whose walk reads the uniform copies of the grid, their bind groups
+/// and the copies ([`GridBinding::Uniform`]).
+struct CopiedWalk<'a> {
+    kernels: &'a StageKernels,
+    groups: &'a StageGroups,
+    copies: &'a WalkCopies,
+}
+
+/// Records the broad stage with the walk reading uniform copies of the grid: the grid's
+/// last sorting steps in one pass, the copies, and the search in a second pass, the
+/// stage's start stamped on the first and its end on the second (`timer`, with the
+/// stage's index).
+fn encode_broad_copied(
+    encoder: &mut wgpu::CommandEncoder,
+    b: &Buffers,
+    walk: CopiedWalk,
+    bodies: u32,
+    bucket_count: u32,
+    timer: Option<(&StageTimer, usize)>,
+) {
+    let (kernels, groups) = (walk.kernels, walk.groups);
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("broad: grid"),
+            timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, true)),
+        });
+        broad::dispatch_grid(kernels, &mut pass, groups, bodies, bucket_count);
+    }
+    broad::copy_for_walk(encoder, b, walk.copies, bodies, bucket_count);
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(Stage::Broad.name()),
+        timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, false)),
+    });
+    broad::dispatch_search(kernels, &mut pass, groups, b);
 }
 
 /// What one run of the pipeline found.
@@ -465,7 +501,7 @@ impl GpuCollider {
         for (k, stage) in Stage::ALL.into_iter().enumerate() {
             if let (Stage::Broad, Some(copied)) = (stage, self.copied_walk()) {
                 let timer = timer.map(|t| (t, k));
-                self.encode_broad_copied(encoder, copied, run.bodies, bucket_count, timer);
+                encode_broad_copied(encoder, b, copied, run.bodies, bucket_count, timer);
                 continue;
             }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -505,45 +541,22 @@ impl GpuCollider {
         }
     }
 
-    /// The broad kernels whose walk reads the uniform copies of the grid, and their
-    /// groups, when the next frame uses them ([`GpuCollider::grid_binding`]).
-    fn copied_walk(&self) -> Option<(&StageKernels, &StageGroups)> {
+    /// The broad kernels whose walk reads the uniform copies of the grid, their groups
+    /// and the copies, when the next frame uses them ([`GpuCollider::grid_binding`]).
+    fn copied_walk(&self) -> Option<CopiedWalk<'_>> {
         match (
             &self.copied_broad,
             &self.groups.copied_broad,
+            &self.buffers.walk,
             self.grid_binding(),
         ) {
-            (Some(kernels), Some(groups), GridBinding::Uniform) => Some((kernels, groups)),
+            (Some(kernels), Some(groups), Some(copies), GridBinding::Uniform) => Some(CopiedWalk {
+                kernels,
+                groups,
+                copies,
+            }),
             _ => None,
         }
-    }
-
-    /// Records the broad stage with the walk reading uniform copies of the grid
-    /// ([`GridBinding::Uniform`]): the grid's last sorting steps in one pass, the copies,
-    /// and the search in a second pass, the stage's start stamped on the first and its
-    /// end on the second (`timer`, with the stage's index).
-    fn encode_broad_copied(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        (kernels, groups): (&StageKernels, &StageGroups),
-        bodies: u32,
-        bucket_count: u32,
-        timer: Option<(&StageTimer, usize)>,
-    ) {
-        let b = &self.buffers;
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("broad: grid"),
-                timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, true)),
-            });
-            broad::dispatch_grid(kernels, &mut pass, groups, bodies, bucket_count);
-        }
-        broad::copy_for_walk(encoder, b, bodies, bucket_count);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(Stage::Broad.name()),
-            timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, false)),
-        });
-        broad::dispatch_search(kernels, &mut pass, groups, b);
     }
 
     /// Records bounds and the grid's counting sort alone (`assign_cell` in the bounds

@@ -326,9 +326,10 @@ impl GpuContext {
         }
     }
 
-    /// How the walk of a collider with room for `bodies` bodies reads the grid on this
-    /// device ([`GridBinding`]): from uniform copies on a software adapter where the
-    /// grid fits them, from its storage buffers otherwise.
+    /// How the walk of a collider with room for `bodies` bodies may read the grid on this
+    /// device ([`GridBinding`]): from uniform copies (in crowded frames,
+    /// [`GpuCollider::grid_binding`]) on a software adapter where the grid fits them,
+    /// from its storage buffers always otherwise.
     pub fn grid_binding(&self, bodies: u32) -> GridBinding {
         let fits = bodies <= GridBinding::UNIFORM_ENTRIES
             && bucket_count(bodies as usize) <= GridBinding::UNIFORM_BUCKETS
