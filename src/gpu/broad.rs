@@ -9,7 +9,7 @@ use crate::shaders::GridBinding;
 
 /// The stage's kernels in dispatch order, with the bindings each one uses, for the walk
 /// reading the grid from storage ([`GridBinding`]).
-pub(crate) const KERNELS: &[Kernel] = &[
+const KERNELS: &[Kernel] = &[
     ALLOCATE_BUCKETS,
     SCATTER_CELLS,
     BROAD_ARGS,
@@ -22,7 +22,7 @@ pub(crate) const KERNELS: &[Kernel] = &[
 ];
 
 /// The same, for the walk reading the uniform copies of the table and the entries.
-pub(crate) const KERNELS_UNIFORM_WALK: &[Kernel] = &[
+const KERNELS_UNIFORM_WALK: &[Kernel] = &[
     ALLOCATE_BUCKETS,
     SCATTER_CELLS,
     BROAD_ARGS,
@@ -133,7 +133,7 @@ pub(crate) fn copy_for_walk(
         encoder.copy_buffer_to_buffer(&b.grid_entries, 0, &walk.entries, 0, bodies as u64 * word);
     }
     encoder.copy_buffer_to_buffer(&b.buckets, 0, &walk.starts, 0, buckets as u64 * word);
-    let ends = (buckets / BUCKETS_PER_THREAD).max(1) as u64 * word;
+    let ends = (buckets / BUCKETS_PER_THREAD) as u64 * word;
     encoder.copy_buffer_to_buffer(&b.buckets, buckets as u64 * word, &walk.ends, 0, ends);
 }
 

@@ -316,10 +316,7 @@ impl GpuContext {
     /// How a shape library of `bytes` is bound on this device ([`LibraryBinding`]): as a
     /// uniform buffer on a software adapter where it fits, as a storage buffer otherwise.
     pub fn library_binding(&self, bytes: u64) -> LibraryBinding {
-        let fits = bytes <= LibraryBinding::UNIFORM_BYTES
-            && self.device.limits().max_uniform_buffer_binding_size
-                >= LibraryBinding::UNIFORM_BYTES;
-        if fits && self.adapter.device_type == wgpu::DeviceType::Cpu {
+        if self.reads_uniform_tables() && bytes <= LibraryBinding::UNIFORM_BYTES {
             LibraryBinding::Uniform
         } else {
             LibraryBinding::Storage
@@ -332,14 +329,20 @@ impl GpuContext {
     /// from its storage buffers always otherwise.
     pub fn grid_binding(&self, bodies: u32) -> GridBinding {
         let fits = bodies <= GridBinding::UNIFORM_ENTRIES
-            && bucket_count(bodies as usize) <= GridBinding::UNIFORM_BUCKETS
-            && self.device.limits().max_uniform_buffer_binding_size
-                >= LibraryBinding::UNIFORM_BYTES;
-        if fits && self.adapter.device_type == wgpu::DeviceType::Cpu {
+            && bucket_count(bodies as usize) <= GridBinding::UNIFORM_BUCKETS;
+        if self.reads_uniform_tables() && fits {
             GridBinding::Uniform
         } else {
             GridBinding::Storage
         }
+    }
+
+    /// Whether tables the kernels read on every turn of their loops are worth binding
+    /// as uniform buffers of [`LibraryBinding::UNIFORM_BYTES`] here: on a software
+    /// adapter that allows a binding that large ([`LibraryBinding`] says why).
+    fn reads_uniform_tables(&self) -> bool {
+        self.adapter.device_type == wgpu::DeviceType::Cpu
+            && self.device.limits().max_uniform_buffer_binding_size >= LibraryBinding::UNIFORM_BYTES
     }
 
     /// One line naming the adapter, its backend, type and driver.
