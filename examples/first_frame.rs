@@ -27,6 +27,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         gpu.describe()
     );
     let mut collider = GpuCollider::new(&gpu, library)?;
+    // Every frame alike pays for its timestamps (a fraction of a millisecond on lavapipe).
+    collider.set_stage_timing(true);
     // What a game does as a level loads, and `gpu-collide pairs` as it starts.
     let start = Instant::now();
     collider.reserve(scene.bodies.len())?;

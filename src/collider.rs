@@ -85,6 +85,31 @@ pub trait Collider {
     /// same pairs, so they refuse the same scenes.
     fn set_max_pairs(&mut self, max: u64);
 
+    /// Whether the frames that follow measure how long each stage takes
+    /// ([`FrameStats::stages`]). Off by default, since the measuring costs every frame
+    /// time: on lavapipe a gpu frame's timestamps took 0.3-0.8 ms, 8-12% of a crowded
+    /// 10k frame (see BENCHMARKS.md). A backend that cannot measure its stages (the cpu
+    /// backend; the gpu backend on a device opened without
+    /// `wgpu::Features::TIMESTAMP_QUERY`) ignores it, and its stats say `None`.
+    ///
+    /// ```
+    /// use gpu_collide::{Body, Circle, Collider, CpuCollider, Shape, ShapeLibrary, glam::Vec2};
+    ///
+    /// let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))])?;
+    /// // The same on the GPU: `GpuCollider::new(&GpuContext::new()?, library)?`, whose
+    /// // frames then give their stage times.
+    /// let mut collider = CpuCollider::new(library);
+    /// collider.set_stage_timing(true);
+    /// let bodies = [Body::new(0, Vec2::ZERO), Body::new(0, Vec2::new(1.5, 0.0))];
+    /// assert_eq!(collider.find_pairs(&bodies)?, vec![[0, 1]]);
+    /// // The cpu backend has no stage times to give.
+    /// assert_eq!(collider.last_frame().stages, None);
+    /// # Ok::<(), gpu_collide::Error>(())
+    /// ```
+    fn set_stage_timing(&mut self, on: bool) {
+        let _ = on;
+    }
+
     /// What the last call to [`Collider::find_pairs`] did, as far as the backend knows.
     fn last_frame(&self) -> FrameStats {
         FrameStats::default()
@@ -96,7 +121,8 @@ pub trait Collider {
 pub struct FrameStats {
     /// Candidate pairs the broad phase handed to the narrow phase.
     pub candidates: Option<u64>,
-    /// Time per stage, where the backend can measure it (GPU timestamp queries).
+    /// Time per stage, where the backend can measure it (GPU timestamp queries) and
+    /// was asked to ([`Collider::set_stage_timing`]).
     pub stages: Option<StageTimes>,
     /// Times the GPU pipeline ran to find the frame: more than once when a buffer had to
     /// grow, or when the candidates of each kind pair outgrew the bins an earlier frame

@@ -22,5 +22,6 @@ mod record;
 mod reserve;
 mod scene_errors;
 mod shaders;
+mod stage_timing;
 mod support;
 mod swept;

@@ -74,8 +74,10 @@ pub struct GpuCollider {
     pub(crate) grid: GridParams,
     /// The query grid's layout, for the last batch's kind (see `super::query`).
     pub(crate) query_grid: QueryGridChoice,
-    /// Per-stage GPU times, where the device has timestamp queries.
+    /// Per-stage GPU times, where the device has timestamp queries; written only in
+    /// frames run while `time_stages` is set ([`Collider::set_stage_timing`]).
     timer: Option<StageTimer>,
+    time_stages: bool,
     last: FrameStats,
     /// Candidates of each kind pair in the last frame that counted them (every frame
     /// without motion), from which a crowded frame lays out its bins (`super::bins`).
@@ -239,6 +241,7 @@ impl GpuCollider {
                 query_grid: QueryGridChoice::default(),
                 grid,
                 timer: StageTimer::new(device, &context.queue),
+                time_stages: false,
                 last: FrameStats::default(),
                 kind_counts: [0; PAIR_KINDS as usize],
                 transforms: Vec::new(),
@@ -404,8 +407,9 @@ impl GpuCollider {
         let toi_target = swept.then_some((&b.toi_readback, 0));
         let _ = self.submit_run(bodies, lookers, limit, &b.readback, toi_target);
         let pair_capacity = self.capacity.pairs;
+        let timed = self.stage_timer().is_some();
         let mut result = read_mapped(&self.context.device, &b.readback, |bytes| {
-            self.frame_result(bytes, pair_capacity)
+            self.frame_result(bytes, pair_capacity, timed)
         })?;
         if swept {
             result.tois = self.read_tois(result.pairs.len())?;
@@ -414,13 +418,19 @@ impl GpuCollider {
         Ok(result)
     }
 
-    /// The counters, stage times and stored pairs of a readback of a frame run with
-    /// room for `pair_capacity` pairs.
-    pub(crate) fn frame_result(&self, bytes: &[u8], pair_capacity: u32) -> FrameResult {
+    /// The counters, stage times (where the frame was `timed`) and stored pairs of a
+    /// readback of a frame run with room for `pair_capacity` pairs.
+    pub(crate) fn frame_result(
+        &self,
+        bytes: &[u8],
+        pair_capacity: u32,
+        timed: bool,
+    ) -> FrameResult {
         let counters: Counters = bytemuck::pod_read_unaligned(&bytes[..STAMPS_AT as usize]);
         let stage_ms = self
             .timer
             .as_ref()
+            .filter(|_| timed)
             .map(|t| t.stage_ms(&bytes[STAMPS_AT as usize..PAIRS_AT as usize]));
         let stored = counters.pairs.min(pair_capacity) as usize;
         let pairs = bytes[PAIRS_AT as usize..][..stored * size_of::<Pair>()]
@@ -474,13 +484,13 @@ impl GpuCollider {
             lookers,
             limit,
             source: None,
-            timed: true,
+            timed: self.time_stages,
             publish: false,
             swept: toi_target.is_some(),
         };
         self.encode_run(encoder, &run);
         encoder.copy_buffer_to_buffer(&b.counters, 0, readback, 0, STAMPS_AT);
-        if let Some(timer) = &self.timer {
+        if let Some(timer) = self.stage_timer() {
             timer.resolve(encoder, readback, STAMPS_AT);
         }
         encoder.copy_buffer_to_buffer(&b.pairs, 0, readback, PAIRS_AT, b.pairs.size());
@@ -936,6 +946,18 @@ impl GpuCollider {
         self.resize(capacity)
     }
 
+    /// Whether the next frames measure their stages' times: asked for with
+    /// [`Collider::set_stage_timing`], and the device opened with
+    /// `wgpu::Features::TIMESTAMP_QUERY`.
+    pub fn stage_timing(&self) -> bool {
+        self.stage_timer().is_some()
+    }
+
+    /// The timer, when this frame is to be timed.
+    pub(crate) fn stage_timer(&self) -> Option<&StageTimer> {
+        self.timer.as_ref().filter(|_| self.time_stages)
+    }
+
     /// Box-overlapping pairs past which a frame is refused with
     /// [`Error::TooManyPairs`]; see [`Collider::set_max_pairs`].
     pub fn max_pairs(&self) -> u64 {
@@ -1057,6 +1079,10 @@ impl Collider for GpuCollider {
 
     fn set_max_pairs(&mut self, max: u64) {
         self.max_pairs = max;
+    }
+
+    fn set_stage_timing(&mut self, on: bool) {
+        self.time_stages = on;
     }
 
     fn last_frame(&self) -> FrameStats {

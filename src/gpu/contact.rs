@@ -240,8 +240,9 @@ impl GpuCollider {
         self.encode_contact_pass(&mut encoder);
         self.context.queue.submit([encoder.finish()]);
         let pair_capacity = self.capacity.pairs;
+        let timed = self.stage_timer().is_some();
         let mut frame = read_mapped(device, &self.buffers.readback, |bytes| {
-            self.frame_result(bytes, pair_capacity)
+            self.frame_result(bytes, pair_capacity, timed)
         })?;
         loop {
             let pass = self.contact_pass()?;

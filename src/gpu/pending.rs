@@ -56,6 +56,8 @@ struct Work {
     limit: u64,
     /// A frame with motion: its times of impact follow the pairs in the readback.
     swept: bool,
+    /// Whether the frame's stage times were written (`Collider::set_stage_timing`).
+    timed: bool,
 }
 
 /// The frames a collider has in flight and the readback buffers it may reuse.
@@ -156,6 +158,7 @@ impl GpuCollider {
                 }),
         };
         let toi_target = swept.then_some((&readback, tois_at));
+        let timed = self.stage_timer().is_some();
         let submission = self.submit_run(count, (0, count), limit as u32, &readback, toi_target);
         let mapped = MapOutcome::default();
         readback.map_async(wgpu::MapMode::Read, .., mapped.callback());
@@ -168,6 +171,7 @@ impl GpuCollider {
             room: self.room(),
             limit,
             swept,
+            timed,
         })
     }
 
@@ -250,7 +254,7 @@ impl GpuCollider {
         work.mapped.wait(CALLBACK_WAIT)?;
         let result = match work.readback.get_mapped_range(..) {
             Ok(view) => {
-                let result = self.frame_result(&view, work.pair_capacity);
+                let result = self.frame_result(&view, work.pair_capacity, work.timed);
                 let tois_at = PAIRS_AT as usize + work.pair_capacity as usize * size_of::<Pair>();
                 // Read only when the pairs fit (a frame that overflowed runs again).
                 let stored = result.pairs.len().min(work.pair_capacity as usize);
