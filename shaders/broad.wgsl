@@ -196,8 +196,14 @@ fn choose_waiter_looks(own: u32) -> u32 {
 // Gives every bucket its range of entries: a thread sums the counts of BUCKETS_PER_THREAD
 // consecutive buckets, takes that many entries from a global counter with one atomic,
 // and hands them out in order. The buckets' ranges end up in no particular order, which
-// nothing needs; in exchange there is no multi-pass prefix sum and no barrier.
-// The first MAX_LEVELS threads also choose the levels each level's bodies search.
+// nothing needs; in exchange there is no multi-pass prefix sum and no barrier across
+// workgroups.
+// The first MAX_LEVELS threads, all in the first workgroup, also choose the levels each
+// level's bodies search; once they have, the first thread sizes the dispatch of broad
+// (size_broad). Why here: a kernel of its own, one thread dispatched alone, cost every
+// frame about 40 µs on lavapipe, which wakes its worker threads for each dispatch that
+// has work (measured: 30 more such dispatches added 1.2-1.5 ms to bullet-hell 10k's
+// 1.7 ms frame, 30 more empty indirect ones 0.1 ms; see BENCHMARKS.md).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
@@ -205,6 +211,12 @@ fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_
     if thread < MAX_LEVELS {
         atomicStore(&grid_info_counters.look_levels[thread], choose_look_levels(thread));
         atomicStore(&grid_info_counters.waiter_looks[thread], choose_waiter_looks(thread));
+    }
+    // Makes the first workgroup's choices visible to its first thread (every workgroup
+    // passes it: a barrier must be reached by all of a workgroup's threads).
+    storageBarrier();
+    if thread == 0u {
+        size_broad();
     }
     let first = thread * BUCKETS_PER_THREAD;
     if first >= params.bucket_count {
@@ -551,23 +563,23 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
 
 // Sizes the dispatch of broad: the listed seekers alone when every body that searches
 // is one of them (no body waits, or no waiting body looks up at a level whose seekers
-// cannot sweep down to it: waiter_looks), every looker otherwise. Twin of
+// cannot sweep down to it: waiter_looks), every looker otherwise. Run by the first
+// thread of allocate_buckets, once the levels' looks are chosen. Twin of
 // `Grid::lookers` in src/cpu/broad.rs.
-@compute @workgroup_size(1)
-fn broad_args() {
-    params = uploaded_params;
+fn size_broad() {
     var waiters_look = 0u;
     for (var level = 0u; level < MAX_LEVELS; level++) {
-        waiters_look |= grid_info.waiter_looks[level];
+        waiters_look |= atomicLoad(&grid_info_counters.waiter_looks[level]);
     }
     // Where no body waits, every body is listed, without a count (list_seeker in
     // shaders/bounds.wgsl).
     if params.waiter_layers == 0u {
-        grid_info.seeker_count = params.body_count;
+        atomicStore(&grid_info_counters.seeker_count, params.body_count);
     }
     let seekers_only = params.waiter_layers == 0u || waiters_look == 0u;
-    grid_info.seekers_only = select(0u, 1u, seekers_only);
-    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, grid_info.seeker_count, seekers_only));
+    grid_info_counters.seekers_only = select(0u, 1u, seekers_only);
+    let seekers = atomicLoad(&grid_info_counters.seeker_count);
+    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, seekers, seekers_only));
 }
 
 // Sizes the dispatch of broad_deferred from the pieces handed over.

@@ -113,9 +113,9 @@ struct GridInfo {
     // Entry c * MAX_LEVELS + f: cells the seekers of level c would sweep on level f.
     swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
     // Bodies in `seekers` (listed by the bounds kernel; every body where none wait,
-    // set by broad_args).
+    // set by size_broad in allocate_buckets).
     seeker_count: u32,
-    // 1 when only the listed seekers search, so broad runs over them alone (broad_args).
+    // 1 when only the listed seekers search, so broad runs over them alone (size_broad).
     seekers_only: u32,
     // Two lists: a placement a body (placement_word in grid.wgsl), then the seekers, the
     // bodies that do not wait: each workgroup's of the bounds kernel together, key by

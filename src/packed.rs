@@ -381,9 +381,9 @@ pub struct GridInfo {
     /// The seekers listed: on the GPU, the bodies that do not wait are listed after this
     /// header (WGSL `GridInfo::seekers`), appended where some bodies wait; where none
     /// wait every body is, level by level within each workgroup of the bounds kernel
-    /// (see `list_seeker` in `shaders/bounds.wgsl`), and `broad_args` sets this to the
-    /// body count. The cpu twin keeps its list apart (`crate::cpu::broad::Grid`) and
-    /// leaves this 0.
+    /// (see `list_seeker` in `shaders/bounds.wgsl`), and `size_broad` (run by
+    /// `allocate_buckets`) sets this to the body count. The cpu twin keeps its list
+    /// apart (`crate::cpu::broad::Grid`) and leaves this 0.
     pub seeker_count: u32,
     /// 1 when only the listed seekers search (no body waits, or no waiting body looks
     /// up), so the broad kernel runs over them alone.

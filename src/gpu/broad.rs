@@ -12,7 +12,6 @@ use crate::shaders::GridBinding;
 const KERNELS: &[Kernel] = &[
     ALLOCATE_BUCKETS,
     SCATTER_CELLS,
-    BROAD_ARGS,
     Kernel {
         entry: "broad",
         bindings: &[0, 2, 3, 4, 5, 6, 7, 8, 9],
@@ -25,7 +24,6 @@ const KERNELS: &[Kernel] = &[
 const KERNELS_UNIFORM_WALK: &[Kernel] = &[
     ALLOCATE_BUCKETS,
     SCATTER_CELLS,
-    BROAD_ARGS,
     Kernel {
         entry: "broad",
         bindings: &[0, 2, 3, 6, 7, 8, 9, 11, 12, 13],
@@ -44,15 +42,11 @@ pub(crate) fn kernels(grid: GridBinding) -> &'static [Kernel] {
 
 const ALLOCATE_BUCKETS: Kernel = Kernel {
     entry: "allocate_buckets",
-    bindings: &[0, 4, 6],
+    bindings: &[0, 4, 6, 10],
 };
 const SCATTER_CELLS: Kernel = Kernel {
     entry: "scatter_cells",
     bindings: &[0, 4, 5, 6],
-};
-const BROAD_ARGS: Kernel = Kernel {
-    entry: "broad_args",
-    bindings: &[0, 6, 10],
 };
 const DEFERRED_ARGS: Kernel = Kernel {
     entry: "deferred_args",
@@ -106,10 +100,9 @@ pub(crate) fn dispatch_search(
     groups: &StageGroups,
     b: &Buffers,
 ) {
-    kernels.dispatch(pass, groups, 2, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 3, &b.dispatch_args, ARGS_BROAD);
-    kernels.dispatch(pass, groups, 4, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 5, &b.dispatch_args, ARGS_DEFERRED);
+    kernels.dispatch_indirect(pass, groups, 2, &b.dispatch_args, ARGS_BROAD);
+    kernels.dispatch(pass, groups, 3, (1, 1));
+    kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_DEFERRED);
 }
 
 /// Records into `walk` the uniform copies of the sorted grid that the walk reads in
