@@ -563,7 +563,8 @@ fn decide_or_hand_over(plan: Plan, candidate: vec2<u32>) -> bool {
     return false;
 }
 
-// Sizes the dispatches of narrow_task and narrow_finish.
+// Sizes the dispatches of narrow_task and narrow_finish (run only where the library may
+// have long tests: has_long_tests in src/cpu/narrow.rs).
 @compute @workgroup_size(1)
 fn long_args() {
     params = uploaded_params;

@@ -119,6 +119,29 @@ impl Plan {
     }
 }
 
+/// Whether some pair of `library`'s shapes may take more than one chunk to test
+/// ([`PairTest::plan_of`]), so that a frame needs the kernels of long tests
+/// (`narrow_task`, `narrow_finish`). A pair with a bitmask may, depending on how many
+/// rows overlap. A polygon pair tests `n_a + n_b` edges of `max(n_a, n_b) + 1` loop
+/// iterations each, so the most chunks are those of the largest polygon against
+/// itself: one chunk up to 44 vertices. A pair with a circle is always one chunk.
+pub fn has_long_tests(library: &ShapeLibrary) -> bool {
+    let shapes = &library.shapes;
+    if shapes.iter().any(|s| s.kind == SHAPE_BITMASK) {
+        return true;
+    }
+    let Some(n) = shapes
+        .iter()
+        .filter(|s| s.kind == SHAPE_POLYGON)
+        .map(|s| s.count)
+        .max()
+    else {
+        return false;
+    };
+    let per_chunk = (CHUNK_BUDGET / (n + 1)).max(1);
+    2 * n > per_chunk
+}
+
 /// The planning and chunk functions of the narrow kernels, over one frame's bodies.
 pub struct PairTest<'a> {
     /// The shape library's arrays.
@@ -536,6 +559,58 @@ impl Geometry<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `has_long_tests` says a library of polygons needs the long tests' kernels
+    /// exactly when the plan of its largest polygon against itself (or of any pair)
+    /// takes more than one chunk; a bitmask always may, circles never do.
+    #[test]
+    fn the_library_has_long_tests_where_a_pair_plan_takes_chunks() {
+        use crate::shapes::{Bitmask, Circle, Polygon, Shape};
+        for largest in [3, 12, 44, 45, 64, 128] {
+            let shapes = [
+                Shape::Polygon(Polygon::regular(largest, 10.0)),
+                Shape::Polygon(Polygon::regular(5, 6.0)),
+                Shape::Circle(Circle::new(2.0)),
+            ];
+            let library = ShapeLibrary::new(&shapes).expect("valid shapes");
+            let bodies = 3;
+            let transforms = vec![
+                BodyTransform {
+                    position: [0.0; 2],
+                    rotation: [1.0, 0.0],
+                };
+                bodies
+            ];
+            let infos: Vec<BodyInfo> = (0..bodies)
+                .map(|k| BodyInfo {
+                    shape: k as u32,
+                    ..bytemuck::Zeroable::zeroed()
+                })
+                .collect();
+            let test = PairTest {
+                geometry: Geometry { library: &library },
+                transforms: &transforms,
+                infos: &infos,
+            };
+            let mut most = 0;
+            for i in 0..bodies {
+                for j in 0..bodies {
+                    most = most.max(test.plan_of(i, j).chunks);
+                }
+            }
+            assert_eq!(
+                has_long_tests(&library),
+                most > 1,
+                "largest polygon {largest}"
+            );
+            assert_eq!(most > 1, largest > 44, "largest polygon {largest}");
+        }
+        let circles = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))]).expect("valid");
+        assert!(!has_long_tests(&circles));
+        let mask = Bitmask::new(1, 1).expect("valid mask");
+        let with_mask = ShapeLibrary::new(&[Shape::Bitmask(mask)]).expect("valid");
+        assert!(has_long_tests(&with_mask));
+    }
 
     fn rows_plan(first_unit: i32, units: u32) -> Plan {
         Plan {

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use super::buffers::{check_binding, grown, Buffers, Capacity, WalkCopies};
 use super::contact::{ContactState, GpuContact};
+use super::narrow::NarrowFrame;
 use super::pending::Frames;
 use super::query::QueryBuffers;
 use super::readback::read_mapped;
@@ -99,6 +100,10 @@ pub struct GpuCollider {
     pub(crate) contact: ContactState,
     /// The queries' buffers, made by the first batch (`super::query`).
     pub(crate) query_buffers: Option<QueryBuffers>,
+    /// Whether a pair of the library's shapes may take more than one chunk to test
+    /// (`crate::cpu::narrow::has_long_tests`): where none can, frames skip the kernels
+    /// of long tests.
+    long_tests: bool,
     /// Whether bodies have been uploaded, by any frame or query: until then `reserve`
     /// runs two small frames of made-up bodies (see [`Self::warm_up_frames`]).
     warm: bool,
@@ -227,6 +232,7 @@ impl GpuCollider {
             let copied_broad = (room == GridBinding::Uniform).then(|| context.broad_kernels(room));
             let grid = GridParams::for_bodies(&library, &[]);
             let groups = Groups::new(device, &pipelines, &broad, copied_broad.as_ref(), &buffers);
+            let long_tests = crate::cpu::narrow::has_long_tests(&library);
             Ok(GpuCollider {
                 context: context.clone(),
                 library,
@@ -253,6 +259,7 @@ impl GpuCollider {
                 recordings: Recordings::default(),
                 contact: ContactState::default(),
                 query_buffers: None,
+                long_tests,
                 warm: false,
             })
         })
@@ -541,9 +548,12 @@ impl GpuCollider {
                     &mut pass,
                     &g.narrow,
                     b,
-                    binned,
-                    run.publish,
-                    run.swept,
+                    NarrowFrame {
+                        binned,
+                        publish: run.publish,
+                        swept: run.swept,
+                        long_tests: self.long_tests,
+                    },
                 ),
                 // Not a stage of the pair pipeline (see `super::query`).
                 Stage::Query => {}
@@ -837,6 +847,17 @@ impl GpuCollider {
                      answer would be incomplete (a bug of gpu-collide: please report it \
                      with the scene)",
                     c.unfinished
+                )));
+            }
+            // Long tests are decided by kernels a frame of motion always runs, and other
+            // frames only where the library may have them: one handed over otherwise
+            // went undecided.
+            if c.long_pairs > 0 && !swept && !self.long_tests {
+                return Err(Error::Gpu(format!(
+                    "{} pair tests were handed over to kernels this library was judged \
+                     not to need, so the frame's answer would be incomplete (a bug of \
+                     gpu-collide: please report it with the scene)",
+                    c.long_pairs
                 )));
             }
             let cap = self.capacity;

@@ -4,8 +4,8 @@
 //! in a bin of their own (`src/gpu/bins.rs`), and each bin is tested by the kernel of its
 //! kind pair; a frame with few candidates keeps one list and tests it with `narrow`.
 //! Then `long_args` sizes the chunks of long tests (`narrow_task`) and their verdicts
-//! (`narrow_finish`) likewise. A frame with motion runs the swept kernels of
-//! `shaders/sweep.wgsl` instead.
+//! (`narrow_finish`) likewise, where the library may have long tests at all. A frame
+//! with motion runs the swept kernels of `shaders/sweep.wgsl` instead.
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, StageGroups, StageKernels};
@@ -114,10 +114,27 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (14, Slot::SweptLongPairs),
 ];
 
+/// What a frame's narrow stage runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NarrowFrame {
+    /// Each kind pair's candidates in a bin of their own (a crowded frame).
+    pub(crate) binned: bool,
+    /// The header a caller's shaders read written last (a frame recorded into the
+    /// caller's encoder).
+    pub(crate) publish: bool,
+    /// A frame with motion.
+    pub(crate) swept: bool,
+    /// Whether a pair of the library may take more than one chunk to test
+    /// ([`crate::cpu::narrow::has_long_tests`]): where none can, the kernels of long
+    /// tests are not dispatched, sparing `long_args`, a one-thread dispatch that cost
+    /// lavapipe about 40 µs a frame.
+    pub(crate) long_tests: bool,
+}
+
 /// When `binned`, one thread per candidate of each kind pair's bin; else one per
-/// candidate. Then one per chunk of a long test and one per long
-/// test. Every size is set on the GPU. With `publish`, last, the header a caller's
-/// shaders read (a frame recorded into the caller's encoder).
+/// candidate. Then, where the library may have long tests, one per chunk of a long
+/// test and one per long test. Every size is set on the GPU. With `publish`, last, the
+/// header a caller's shaders read.
 ///
 /// A frame with motion (`swept`) runs the kernels of `shaders/sweep.wgsl` instead,
 /// after the same `narrow_args`: `sweep` and `sweep_hand_over` over the candidates, then
@@ -129,12 +146,10 @@ pub(crate) fn dispatch(
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
-    binned: bool,
-    publish: bool,
-    swept: bool,
+    frame: NarrowFrame,
 ) {
     kernels.dispatch(pass, groups, 0, (1, 1));
-    if swept {
+    if frame.swept {
         let args = &b.dispatch_args;
         kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS, args, ARGS_NARROW);
         kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 1, args, ARGS_NARROW);
@@ -143,7 +158,7 @@ pub(crate) fn dispatch(
         kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 4, args, ARGS_LONG);
         return;
     }
-    if binned {
+    if frame.binned {
         for kind in 0..PAIR_KINDS {
             let kernel = FIRST_BIN_KERNEL + kind as usize;
             kernels.dispatch_indirect(pass, groups, kernel, &b.dispatch_args, ARGS_BINS + kind);
@@ -152,10 +167,12 @@ pub(crate) fn dispatch(
         kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
     }
     let next = FIRST_BIN_KERNEL + PAIR_KINDS as usize;
-    kernels.dispatch(pass, groups, next, (1, 1));
-    kernels.dispatch_indirect(pass, groups, next + 1, &b.dispatch_args, ARGS_TASKS);
-    kernels.dispatch_indirect(pass, groups, next + 2, &b.dispatch_args, ARGS_LONG);
-    if publish {
+    if frame.long_tests {
+        kernels.dispatch(pass, groups, next, (1, 1));
+        kernels.dispatch_indirect(pass, groups, next + 1, &b.dispatch_args, ARGS_TASKS);
+        kernels.dispatch_indirect(pass, groups, next + 2, &b.dispatch_args, ARGS_LONG);
+    }
+    if frame.publish {
         kernels.dispatch(pass, groups, next + 3, (1, 1));
     }
 }
