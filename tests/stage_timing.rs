@@ -14,6 +14,16 @@ fn plausible(t: &StageTimes) -> bool {
     all.iter().all(|ms| ms.is_finite() && *ms >= 0.0) && t.bounds + t.broad + t.narrow > 0.0
 }
 
+/// Checks that the collider's last frame gave stage times exactly when `timed`, and
+/// plausible ones.
+fn assert_timed(collider: &GpuCollider, timed: bool, what: &str) {
+    let stages = collider.last_frame().stages;
+    assert_eq!(stages.is_some(), timed, "{what}: expected timed {timed}");
+    if let Some(t) = stages {
+        assert!(plausible(&t), "{what}: {t:?}");
+    }
+}
+
 #[test]
 fn frames_are_timed_by_stage_only_when_asked() {
     let Some(context) = gpu() else { return };
@@ -40,30 +50,14 @@ fn frames_are_timed_by_stage_only_when_asked() {
         collider.set_stage_timing(on);
         assert_eq!(collider.stage_timing(), on && has_timestamps);
         assert_eq!(collider.find_pairs(&scene.bodies).expect("frame"), expected);
-        let stages = collider.last_frame().stages;
-        assert_eq!(
-            stages.is_some(),
-            on && has_timestamps,
-            "blocking frame, on: {on}"
-        );
-        if let Some(t) = stages {
-            assert!(plausible(&t), "{t:?}");
-        }
+        assert_timed(&collider, on && has_timestamps, "blocking frame");
 
         // A submitted frame is timed as it was asked when submitted, even if timing is
         // switched before it is collected.
         let pending = collider.submit(&scene.bodies).expect("submit");
         collider.set_stage_timing(!on);
         assert_eq!(collider.collect(pending).expect("collect"), expected);
-        let stages = collider.last_frame().stages;
-        assert_eq!(
-            stages.is_some(),
-            on && has_timestamps,
-            "submitted frame, on: {on}"
-        );
-        if let Some(t) = stages {
-            assert!(t.bounds + t.broad + t.narrow > 0.0, "{t:?}");
-        }
+        assert_timed(&collider, on && has_timestamps, "submitted frame");
         collider.set_stage_timing(on);
     }
 }
