@@ -52,9 +52,16 @@ fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
     let i = global_index(workgroup, local);
     var listed = Listed(0u, NOT_LISTED, false);
     if i < params.body_count {
-        let box = world_box(i);
+        // The kind from the library rather than from the body's info, and once: on a
+        // software adapter the library is a uniform buffer, read for 8 lanes in one
+        // gather, where a storage word is loaded lane by lane. The info's kind, loaded
+        // twice, cost bullet-hell 100k's bounds stage 8.4 ms against 7.5 (BENCHMARKS.md,
+        // stop 36).
+        let shape = infos[i].shape;
+        let kind = library_kind(shape);
+        let box = world_box(i, shape, kind);
         aabbs[i] = box;
-        listed = assign_cell(i, box, in_order);
+        listed = assign_cell(i, box, kind, in_order);
     }
     // One global atomic per level and workgroup instead of one per body.
     workgroupBarrier();
@@ -95,16 +102,16 @@ fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
     }
 }
 
-// The world box of body i: over the whole motion in a frame with motion.
-fn world_box(i: u32) -> Aabb {
+// The world box of body i, of library shape `s` of kind `kind`: over the whole motion in
+// a frame with motion.
+fn world_box(i: u32, s: u32, kind: u32) -> Aabb {
     // Field by field, and only what the body's kind needs: llvmpipe loads a storage
     // buffer one word and one invocation at a time, so a bullet reading its whole
     // transform and shape record paid for words it never used.
     let position = transforms[i].position;
-    let s = infos[i].shape;
     let local = library_bounds(s);
     var box: Aabb;
-    if infos[i].kind != SHAPE_POLYGON {
+    if kind != SHAPE_POLYGON {
         box = Aabb(position + local.min, position + local.max);
     } else if library_is_rectangle(s) {
         // A rectangle's vertices are the corners of its bounds: the loop's four points,
@@ -315,7 +322,7 @@ fn sweep_reach(box: Aabb, level: u32) -> u32 {
     return floor;
 }
 
-// Puts body i with world box `box` in its cell: counted into the cell's bucket (its rank
+// Puts body i, of shape kind `kind`, with world box `box` in its cell: counted into the cell's bucket (its rank
 // there) and into its workgroup's copy of the level summary. A body that does not wait
 // is a seeker, to be listed (by `bounds`) with the workgroup's others of its key
 // (seeker_key): `broad` runs over that list, so the 8 invocations llvmpipe runs in
@@ -325,7 +332,7 @@ fn sweep_reach(box: Aabb, level: u32) -> u32 {
 // half-octaves 1.3 times). Where every body waits but a few, only those few are read
 // (the bullets of a bullet-hell frame).
 // Twin of `place` and `add_to_level` in src/cpu/broad.rs.
-fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
+fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
     var listed = Listed(0u, NOT_LISTED, false);
     let layer = infos[i].layer;
     let mask = infos[i].mask;
@@ -363,7 +370,7 @@ fn assign_cell(i: u32, box: Aabb, in_order: bool) -> Listed {
         // The row's tag above the rank, for scatter_cells to keep in the body's entry
         // (entry_index_mask in grid.wgsl).
         ranked = rank | row_tag(cell.y, level);
-        placed = BodyCell(cell, level, layer, mask, infos[i].kind);
+        placed = BodyCell(cell, level, layer, mask, kind);
     } else {
         listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);
     }

@@ -239,8 +239,11 @@ pub struct BodyInfo {
     /// The groups this body may collide with.
     pub mask: u32,
     /// The kind of the body's shape (`SHAPE_*`), filled in by the GPU collider's upload
-    /// for the narrow phase's bins (see [`PAIR_KIND_SHIFT`]); the CPU path reads kinds
-    /// from the library, and [`crate::library::body_info`] leaves it 0.
+    /// for `read_bodies`, which refuses a bitmask off the whole numbers; the bounds
+    /// kernel takes the kind it records for the narrow phase's bins (see
+    /// [`PAIR_KIND_SHIFT`]) from the library instead, a cheaper read on software
+    /// adapters. The CPU path reads kinds from the library, and
+    /// [`crate::library::body_info`] leaves it 0.
     pub kind: u32,
 }
 

@@ -360,7 +360,7 @@ impl GpuCollider {
         // Bodies of the caller's: `reserve` no longer needs to warm the kernels up, and
         // would otherwise forget what this frame chose.
         self.warm = true;
-        // The shape kinds go along for the narrow phase's bins (BodyInfo::kind).
+        // The shape kinds go along for read_bodies (BodyInfo::kind).
         let shapes = &self.library.shapes;
         let info_of = |body: &Body| {
             let info = BodyInfo {
