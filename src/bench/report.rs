@@ -40,6 +40,12 @@ pub struct Machine {
     pub arch: String,
     /// The CPU's model name, where the system says it.
     pub cpu: Option<String>,
+    /// The CPU's family and model numbers and its widest vector extension, where the
+    /// system says them: `family 23, model 49; avx2`. A virtual machine may show every
+    /// host as `AMD EPYC`, while lavapipe's speed against a one-thread CPU library moves
+    /// with the generation under it (1.5-2x between the machines of BENCHMARKS.md's
+    /// stops 35 and 36), so figures are compared only where this matches.
+    pub cpu_id: Option<String>,
     /// Threads the process may run at once.
     pub cpus: usize,
 }
@@ -47,33 +53,55 @@ pub struct Machine {
 impl Machine {
     /// This machine.
     pub fn this() -> Self {
+        // Linux says both in /proc/cpuinfo; elsewhere they stay unknown.
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         Machine {
             os: std::env::consts::OS.to_string(),
             arch: std::env::consts::ARCH.to_string(),
-            cpu: cpu_model(),
+            cpu: cpu_model(&cpuinfo),
+            cpu_id: cpu_id(&cpuinfo),
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 
-    /// One line: `AMD EPYC 7B13, 2 threads, linux x86_64`.
+    /// One line: `AMD EPYC (family 23, model 49; avx2), 2 threads, linux x86_64`.
     pub fn describe(&self) -> String {
-        format!(
-            "{}, {} threads, {} {}",
-            self.cpu.as_deref().unwrap_or("unknown CPU"),
-            self.cpus,
-            self.os,
-            self.arch
-        )
+        let cpu = self.cpu.as_deref().unwrap_or("unknown CPU");
+        let cpu = match &self.cpu_id {
+            Some(id) => format!("{cpu} ({id})"),
+            None => cpu.to_string(),
+        };
+        format!("{cpu}, {} threads, {} {}", self.cpus, self.os, self.arch)
     }
 }
 
-/// The CPU model from `/proc/cpuinfo`, on Linux.
-fn cpu_model() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    text.lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, name)| name.trim().to_string())
+/// The value of the first line of `/proc/cpuinfo` text whose key is `key`.
+fn cpuinfo_field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
+    cpuinfo
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(k, _)| k.trim() == key)
+        .map(|(_, value)| value.trim())
+}
+
+/// The CPU model's name from `/proc/cpuinfo` text.
+fn cpu_model(cpuinfo: &str) -> Option<String> {
+    cpuinfo_field(cpuinfo, "model name").map(str::to_string)
+}
+
+/// `family F, model M; EXT` from `/proc/cpuinfo` text (x86), EXT the widest of the
+/// vector extensions whose width llvmpipe's code follows; `None` without a family.
+fn cpu_id(cpuinfo: &str) -> Option<String> {
+    let family = cpuinfo_field(cpuinfo, "cpu family")?;
+    let model = cpuinfo_field(cpuinfo, "model").unwrap_or("?");
+    let flags: Vec<&str> = cpuinfo_field(cpuinfo, "flags")
+        .map(|f| f.split_whitespace().collect())
+        .unwrap_or_default();
+    let widest = ["avx512f", "avx2", "avx", "sse4_2"]
+        .into_iter()
+        .find(|ext| flags.contains(ext))
+        .unwrap_or("no avx");
+    Some(format!("family {family}, model {model}; {widest}"))
 }
 
 /// One scene at one size on one backend.
@@ -513,6 +541,39 @@ mod tests {
             agreement,
             nonblocking: None,
         }
+    }
+
+    #[test]
+    fn cpu_is_named_with_its_family_model_and_widest_vector_extension() {
+        let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\n\
+                       model\t\t: 49\nmodel name\t: AMD EPYC\n\
+                       flags\t\t: fpu sse4_2 avx fma avx2\n\nprocessor\t: 1\n\
+                       cpu family\t: 23\nmodel\t\t: 49\nmodel name\t: AMD EPYC\n";
+        assert_eq!(cpu_model(cpuinfo).as_deref(), Some("AMD EPYC"));
+        assert_eq!(
+            cpu_id(cpuinfo).as_deref(),
+            Some("family 23, model 49; avx2")
+        );
+        let wider = cpuinfo.replace("avx2", "avx2 avx512f").replace("49", "17");
+        assert_eq!(
+            cpu_id(&wider).as_deref(),
+            Some("family 23, model 17; avx512f")
+        );
+        // An aarch64 cpuinfo has neither a model name nor a family.
+        let arm = "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd\nCPU part\t: 0xd0c\n";
+        assert_eq!(cpu_model(arm), None);
+        assert_eq!(cpu_id(arm), None);
+        let machine = Machine {
+            os: "linux".into(),
+            arch: "x86_64".into(),
+            cpu: cpu_model(cpuinfo),
+            cpu_id: cpu_id(cpuinfo),
+            cpus: 2,
+        };
+        assert_eq!(
+            machine.describe(),
+            "AMD EPYC (family 23, model 49; avx2), 2 threads, linux x86_64"
+        );
     }
 
     #[test]
