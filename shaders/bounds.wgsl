@@ -370,6 +370,10 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
         // The row's tag above the rank, for scatter_cells to keep in the body's entry
         // (entry_index_mask in grid.wgsl).
         ranked = rank | row_tag(cell.y, level);
+        // For the walk's first test in the uniform form, which holds this many.
+        if params.body_count <= BOX_KEY_BODIES {
+            grid_info_counters.lists[box_key_word(i)] = box_key(box, level, BODY_KEY_WIDTH);
+        }
         placed = BodyCell(cell, level, layer, mask, kind);
     } else {
         listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);

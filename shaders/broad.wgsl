@@ -265,7 +265,9 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 // The walk in `broad` reads the table and the entries through walk_start, walk_end and
 // walk_entry: the storage buffers' words, or on a software adapter their uniform copies
 // (composed after this file, in one of the two forms of GridBinding in src/shaders.rs,
-// which says why).
+// which says why). In the uniform form it also tests an entry's box key (box_key in
+// grid.wgsl) before loading its box (walk_seeker_key, walk_may_meet); in the storage
+// form every entry passes that test.
 
 // Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`.
 fn defer_scan(piece: DeferredScan) {
@@ -417,6 +419,8 @@ struct Walk {
     handing: bool,
     // row_tag of the run's row.
     tag: u32,
+    // The body's box key on `level` (walk_seeker_key), for walk_may_meet.
+    key: u32,
 }
 
 // Moves the walk to its next run of cells: along the row, then down the range, then to
@@ -443,6 +447,7 @@ fn advance(walk: ptr<function, Walk>, me: BodyCell, box: Aabb, search: SearchLev
     let y = select(range.x, max(range.x, me.cell.y), own);
     let x = select(range.y, max(range.y, me.cell.x), own && y == me.cell.y);
     (*walk).level = level;
+    (*walk).key = walk_seeker_key(box, level);
     (*walk).range = range;
     (*walk).cell = vec2<i32>(x, y);
     return true;
@@ -497,7 +502,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // `steps` counts cells, entries read and pieces (at least the turns) and decides
     // what is handed over, as in the CPU twin; the grid's budgets keep it far below
     // LOOP_GUARD.
-    var walk = Walk(levels, 0u, vec4<i32>(0), vec2<i32>(0), 0, 0u, 0u, false, 0u);
+    var walk = Walk(levels, 0u, vec4<i32>(0), vec2<i32>(0), 0, 0u, 0u, false, 0u, NO_BOX_KEY);
     var steps = 0u;
     // Counted after the loop: an atomic in it is paid on every turn, since llvmpipe
     // walks a masked atomic's lanes one by one, taken or not (measured: 5% of the broad
@@ -544,7 +549,8 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
             } else {
                 let entry = walk_entry(walk.next);
                 let other = entry_body(entry, index_mask);
-                if entry_in_row(entry, walk.tag, index_mask) && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
+                if entry_in_row(entry, walk.tag, index_mask) && walk_may_meet(walk.key, other)
+                    && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
                     if !emit_candidate(i, bins, other) {
                         return;
                     }

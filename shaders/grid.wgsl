@@ -83,6 +83,77 @@ fn bucket_end(b: u32) -> u32 {
     return buckets[b + 1u];
 }
 
+// ---- box keys: a body's box in one word, for the walk's first test ----
+
+// A box key holds a box's corners on `level` in steps of a sixteenth of a cell, widened
+// by a step each way, each coordinate's low 8 bits: min.x, min.y, max.x, max.y from the
+// low byte up. The walk of the uniform form (GridBinding in src/shaders.rs) compares
+// the seeker's key with an entry's, a word gathered from a uniform copy, before loading
+// the entry's box from storage, which llvmpipe loads lane by lane: that box was a fifth
+// of the thin crowds' broad stage and a third of the swarm's (BENCHMARKS.md, stop 36).
+// Twins in src/grid.rs.
+//
+// Why the test never drops a pair whose boxes meet: a coordinate's step,
+// floor(p / cell * 16), never decreases as p grows, so where other.min <= seeker.max
+// their steps are in that order too, and likewise seeker.min <= other.max. The two keys
+// come from two kernels (bounds, broad) whose roundings of p / cell may differ by a
+// float spacing, a step at most within BOX_KEY_REACH steps of the origin (past it there
+// is no key): the step each way absorbs that. On the 8 bits kept, the differences read
+// right while under 128 steps, which the widths bound: a body's box is at most a cell
+// wide on its level (level_of), 18 steps widened, and no key is made wider than
+// BODY_KEY_WIDTH or SEEKER_KEY_WIDTH. A word that is no key (NO_BOX_KEY: the top level,
+// whose bodies may be any size, a box too wide or too far out) meets everything, and so
+// does a key that happens to equal it.
+const NO_BOX_KEY: u32 = 0xffffffffu;
+const BODY_KEY_WIDTH: i32 = 20;
+const SEEKER_KEY_WIDTH: i32 = 100;
+const BOX_KEY_REACH: f32 = 4194304.0;
+
+// The index in GridInfo::lists of body i's box key, after the placements and the
+// seekers; written by the bounds kernel only for at most BOX_KEY_BODIES bodies, the
+// uniform copy's worth.
+fn box_key_word(i: u32) -> u32 {
+    return 3u * params.body_count + i;
+}
+
+// The key of `box` on `level`, or NO_BOX_KEY on the top level, or where the box spans
+// more than `widest` steps or lies BOX_KEY_REACH steps or more from the origin.
+fn box_key(box: Aabb, level: u32, widest: i32) -> u32 {
+    if level == TOP_LEVEL {
+        return NO_BOX_KEY;
+    }
+    let size = ldexp(params.base_cell, i32(level));
+    let low = floor(box.min / size * 16.0) - 1.0;
+    let high = floor(box.max / size * 16.0) + 1.0;
+    // Written so that a NaN fails it.
+    let reach = vec2<f32>(BOX_KEY_REACH);
+    if !(all(abs(low) <= reach) && all(abs(high) <= reach)) {
+        return NO_BOX_KEY;
+    }
+    if any(vec2<i32>(high) - vec2<i32>(low) > vec2<i32>(widest)) {
+        return NO_BOX_KEY;
+    }
+    let l = bitcast<vec2<u32>>(vec2<i32>(low)) & vec2<u32>(0xffu);
+    let h = bitcast<vec2<u32>>(vec2<i32>(high)) & vec2<u32>(0xffu);
+    return l.x | (l.y << 8u) | (h.x << 16u) | (h.y << 24u);
+}
+
+// Whether boxes of keys `a` and `b` on one level may meet: false only where one lies
+// wholly before the other along an axis.
+fn box_keys_may_meet(a: u32, b: u32) -> bool {
+    if a == NO_BOX_KEY || b == NO_BOX_KEY {
+        return true;
+    }
+    let a_low = vec2<u32>(a & 0xffu, (a >> 8u) & 0xffu);
+    let a_high = vec2<u32>((a >> 16u) & 0xffu, a >> 24u);
+    let b_low = vec2<u32>(b & 0xffu, (b >> 8u) & 0xffu);
+    let b_high = vec2<u32>((b >> 16u) & 0xffu, b >> 24u);
+    // x - y modulo 256 under 128: x is at or after y, within half the wrap.
+    let half = vec2<u32>(128u);
+    return all(((a_high - b_low) & vec2<u32>(0xffu)) < half)
+        && all(((b_high - a_low) & vec2<u32>(0xffu)) < half);
+}
+
 // ---- placements: a body's bucket and rank, for the counting sort ----
 
 // The index in GridInfo::lists of body i's placement, two words: its bucket (NO_BUCKET

@@ -11,7 +11,7 @@
 use glam::{IVec2, Vec2};
 
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, GridInfo, MAX_LEVELS, SWEEP_BUDGET};
+use crate::packed::{Aabb, BodyInfo, GridInfo, MAX_LEVELS, SWEEP_BUDGET};
 
 /// The level whose one cell holds every body too large for the others.
 pub const TOP_LEVEL: u32 = MAX_LEVELS - 1;
@@ -318,6 +318,62 @@ pub fn cell_at(params: &GridParams, point: Vec2, level: u32) -> IVec2 {
 fn floor_to_int(q: Vec2) -> IVec2 {
     let t = q.as_ivec2();
     IVec2::select(t.as_vec2().cmpgt(q), t - IVec2::ONE, t)
+}
+
+/// A word that is no box key ([`box_key`]): it meets every key. As WGSL `NO_BOX_KEY`.
+pub const NO_BOX_KEY: u32 = u32::MAX;
+
+/// The widest key made for a body's box, in steps ([`box_key`]); a body's box, at most a
+/// cell wide on its level, takes 18. As WGSL `BODY_KEY_WIDTH`.
+pub const BODY_KEY_WIDTH: i32 = 20;
+
+/// The widest key made for a seeker's box on the level it reads. As WGSL
+/// `SEEKER_KEY_WIDTH`.
+pub const SEEKER_KEY_WIDTH: i32 = 100;
+
+/// How far from the origin, in steps, a box still gets a key. As WGSL `BOX_KEY_REACH`.
+pub const BOX_KEY_REACH: f32 = 4_194_304.0;
+
+/// The box key of `bounds` on `level`: its corners in steps of a sixteenth of a cell,
+/// widened by a step each way, each coordinate's low 8 bits (min.x, min.y, max.x, max.y
+/// from the low byte up); [`NO_BOX_KEY`] on the top level, or where the box spans more
+/// than `widest` steps or lies [`BOX_KEY_REACH`] steps or more from the origin. As WGSL
+/// `box_key` (`shaders/grid.wgsl`), which says why [`box_keys_may_meet`] never drops
+/// two boxes that meet. The GPU's walk tests keys, in its uniform form, before loading
+/// an entry's box; the cpu twin loads the box, which costs a CPU no more than the key.
+pub fn box_key(params: &GridParams, bounds: &Aabb, level: u32, widest: i32) -> u32 {
+    if level == TOP_LEVEL {
+        return NO_BOX_KEY;
+    }
+    let size = level_cell(params, level);
+    let steps = |p: [f32; 2]| (Vec2::from(p) / size * 16.0).floor();
+    let low = steps(bounds.min) - Vec2::ONE;
+    let high = steps(bounds.max) + Vec2::ONE;
+    // Written so that a NaN fails it.
+    let within = |v: Vec2| v.abs().cmple(Vec2::splat(BOX_KEY_REACH)).all();
+    if !(within(low) && within(high)) {
+        return NO_BOX_KEY;
+    }
+    let (low, high) = (low.as_ivec2(), high.as_ivec2());
+    if (high - low).cmpgt(IVec2::splat(widest)).any() {
+        return NO_BOX_KEY;
+    }
+    let byte = |v: i32| v as u32 & 0xff;
+    byte(low.x) | byte(low.y) << 8 | byte(high.x) << 16 | byte(high.y) << 24
+}
+
+/// Whether boxes of keys `a` and `b` on one level may meet: false only where one lies
+/// wholly before the other along an axis. As WGSL `box_keys_may_meet`.
+pub fn box_keys_may_meet(a: u32, b: u32) -> bool {
+    if a == NO_BOX_KEY || b == NO_BOX_KEY {
+        return true;
+    }
+    let byte = |key: u32, k: u32| key >> (8 * k) & 0xff;
+    // x - y modulo 256 under 128: x is at or after y, within half the wrap.
+    let after = |x: u32, y: u32| x.wrapping_sub(y) & 0xff < 128;
+    (0..2).all(|axis| {
+        after(byte(a, 2 + axis), byte(b, axis)) && after(byte(b, 2 + axis), byte(a, axis))
+    })
 }
 
 /// The hash-table bucket of a cell, laid out as [`GridParams::layout`] says: neighbours
@@ -759,5 +815,142 @@ mod tests {
         assert_eq!(level_of(&params, 1e20), TOP_LEVEL);
         let (first, last) = probe_range(&params, Vec2::splat(-1e20), Vec2::splat(1e20), TOP_LEVEL);
         assert_eq!((first, last), (IVec2::ZERO, IVec2::ZERO));
+    }
+
+    fn unit_params(base_cell: f32) -> GridParams {
+        GridParams {
+            base_cell,
+            bucket_count: 1024,
+            waiter_layers: 0,
+            layout: TableLayout::SCATTERED,
+        }
+    }
+
+    fn aabb(min: Vec2, max: Vec2) -> Aabb {
+        Aabb {
+            min: min.into(),
+            max: max.into(),
+        }
+    }
+
+    /// `bounds` with each side moved inwards by `ulps` floats: the seeker's box as
+    /// another kernel, whose roundings of p / cell may differ by a float spacing, sees it.
+    fn shrunk(bounds: &Aabb, ulps: u32) -> Aabb {
+        let step = |v: f32, up: bool| {
+            let bits = v.to_bits() as i32;
+            // Away from zero is up in the bits for a positive float, down for a negative.
+            let delta = if (v >= 0.0) == up {
+                ulps as i32
+            } else {
+                -(ulps as i32)
+            };
+            let moved = f32::from_bits((bits + delta) as u32);
+            if v == 0.0 && !up {
+                -f32::from_bits(ulps)
+            } else {
+                moved
+            }
+        };
+        let min = bounds.min.map(|v| step(v, true));
+        let max = bounds.max.map(|v| step(v, false));
+        Aabb { min, max }
+    }
+
+    #[test]
+    fn box_keys_part_boxes_a_few_steps_apart_and_never_those_that_meet() {
+        let params = unit_params(1.0);
+        let body = aabb(Vec2::new(0.0, 0.0), Vec2::new(0.5, 0.5));
+        let key = |b: &Aabb, level, widest| box_key(&params, b, level, widest);
+        let body_key = key(&body, 0, BODY_KEY_WIDTH);
+        assert_ne!(body_key, NO_BOX_KEY);
+        // Touching along x, and overlapping: they may meet.
+        for seeker in [
+            aabb(Vec2::new(0.5, 0.2), Vec2::new(0.9, 0.3)),
+            aabb(Vec2::new(-3.0, -3.0), Vec2::new(0.0, 0.0)),
+            aabb(Vec2::new(0.1, 0.1), Vec2::new(0.2, 0.2)),
+        ] {
+            assert!(box_keys_may_meet(
+                key(&seeker, 0, SEEKER_KEY_WIDTH),
+                body_key
+            ));
+        }
+        // A quarter of a cell apart along either axis, on either side: they do not.
+        for seeker in [
+            aabb(Vec2::new(0.75, 0.0), Vec2::new(1.0, 0.5)),
+            aabb(Vec2::new(0.0, 0.75), Vec2::new(0.5, 2.0)),
+            aabb(Vec2::new(-1.0, 0.0), Vec2::new(-0.25, 0.5)),
+            aabb(Vec2::new(0.0, -1.0), Vec2::new(0.5, -0.25)),
+        ] {
+            let seeker_key = key(&seeker, 0, SEEKER_KEY_WIDTH);
+            assert!(!box_keys_may_meet(seeker_key, body_key), "{seeker:?}");
+            assert!(!box_keys_may_meet(body_key, seeker_key), "{seeker:?}");
+        }
+        // 200 cells on: the low bits alone would read the boxes as meeting, 16 cells
+        // on they wrap round to the same steps.
+        let far = aabb(Vec2::new(200.75, 0.0), Vec2::new(201.0, 0.5));
+        assert!(!box_keys_may_meet(key(&far, 0, SEEKER_KEY_WIDTH), body_key));
+        // No key: the top level, a box wider than allowed, a box too far out, a NaN.
+        assert_eq!(key(&body, TOP_LEVEL, BODY_KEY_WIDTH), NO_BOX_KEY);
+        assert_eq!(key(&aabb(Vec2::ZERO, Vec2::splat(7.0)), 0, 100), NO_BOX_KEY);
+        assert_ne!(key(&aabb(Vec2::ZERO, Vec2::splat(5.0)), 0, 100), NO_BOX_KEY);
+        let out = aabb(Vec2::splat(262_200.0), Vec2::splat(262_200.5));
+        assert_eq!(key(&out, 0, BODY_KEY_WIDTH), NO_BOX_KEY);
+        let nan = aabb(Vec2::new(f32::NAN, 0.0), Vec2::new(1.0, 1.0));
+        assert_eq!(key(&nan, 0, BODY_KEY_WIDTH), NO_BOX_KEY);
+        assert!(box_keys_may_meet(NO_BOX_KEY, body_key) && box_keys_may_meet(body_key, NO_BOX_KEY));
+        // The twin of the shrinking the test below relies on.
+        let s = shrunk(&aabb(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0)), 1);
+        assert!(s.min[0] > -1.0 && s.min[1] > 0.0 && s.max[0] < 1.0 && s.max[1] < 0.0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(4000))]
+        /// A body's box (at most a cell wide on its level, as `level_of` places it) and a
+        /// box that touches or overlaps it, anywhere from the origin to 2^24 cells out:
+        /// their keys always may meet, also with the seeker's box seen a few floats
+        /// smaller, as by another kernel's rounding.
+        #[test]
+        fn box_keys_of_boxes_that_meet_may_meet(
+            base_cell in 0.01f32..64.0,
+            level in proptest::prop_oneof![0u32..6, 6u32..TOP_LEVEL + 1],
+            exponent in 0i32..25,
+            centre in (-1.0f32..1.0, -1.0f32..1.0),
+            half in (0.0f32..0.49995, 0.0f32..0.49995),
+            at in (0.0f32..1.0, 0.0f32..1.0, 0usize..4),
+            reach in (0.0f32..3.0, 0.0f32..3.0, 0.0f32..3.0, 0.0f32..3.0, 0usize..3),
+            ulps in 0u32..3,
+        ) {
+            let params = unit_params(base_cell);
+            let cell = level_cell(&params, level);
+            let centre = Vec2::new(centre.0, centre.1) * cell * (exponent as f32).exp2();
+            let half = Vec2::new(half.0, half.1) * cell;
+            let body = aabb(centre - half, centre + half);
+            // A point of the body's box: inside, or on a side (where the two touch).
+            let t = match at.2 {
+                0 => Vec2::new(at.0, at.1),
+                1 => Vec2::new(1.0, at.1),
+                2 => Vec2::new(at.0, 0.0),
+                _ => Vec2::new(0.0, 1.0),
+            };
+            let point = Vec2::from(body.min) + (Vec2::from(body.max) - Vec2::from(body.min)) * t;
+            // Reaching from that point, or ending on it.
+            let (mut below, mut above) = (Vec2::new(reach.0, reach.1), Vec2::new(reach.2, reach.3));
+            match reach.4 {
+                0 => below = Vec2::ZERO,
+                1 => above = Vec2::ZERO,
+                _ => {}
+            }
+            let seeker = aabb(point - below * cell, point + above * cell);
+            let meet = (0..2).all(|a| seeker.min[a] <= body.max[a] && body.min[a] <= seeker.max[a]);
+            proptest::prop_assume!(meet);
+            let body_key = box_key(&params, &body, level, BODY_KEY_WIDTH);
+            for seen in [seeker, shrunk(&seeker, ulps)] {
+                let seeker_key = box_key(&params, &seen, level, SEEKER_KEY_WIDTH);
+                proptest::prop_assert!(
+                    box_keys_may_meet(seeker_key, body_key),
+                    "body {:?} key {:08x}, seeker {:?} key {:08x}", body, body_key, seen, seeker_key
+                );
+            }
+        }
     }
 }

@@ -23,6 +23,11 @@ pub fn table_words(buckets: u32) -> u32 {
     buckets + buckets / BUCKETS_PER_THREAD
 }
 
+/// The most bodies whose box keys the bounds kernel writes (`box_key` in
+/// `shaders/grid.wgsl`): what the walk's uniform copy of them holds
+/// (`GridBinding::UNIFORM_ENTRIES`, one uniform binding of words).
+pub const BOX_KEY_BODIES: u32 = 16384;
+
 /// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
 pub const MAX_LEVELS: u32 = 32;
 
@@ -140,6 +145,7 @@ pub fn wgsl_constants() -> String {
          const DISPATCH_WIDTH: u32 = {DISPATCH_WIDTH}u;\n\
          const BUCKETS_PER_THREAD: u32 = {BUCKETS_PER_THREAD}u;\n\
          const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
+         const BOX_KEY_BODIES: u32 = {BOX_KEY_BODIES}u;\n\
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
          const NO_LEVEL: u32 = {NO_LEVEL}u;\n\
          const CHUNK_BUDGET: u32 = {CHUNK_BUDGET}u;\n\

@@ -7,7 +7,7 @@
 //! frame's narrow phase, on its pairs, and is composed after the narrow stage, whose
 //! helpers it uses.
 
-use crate::packed::{wgsl_constants, BUCKETS_PER_THREAD};
+use crate::packed::{wgsl_constants, BOX_KEY_BODIES, BUCKETS_PER_THREAD};
 
 /// How the stages that read the shape library bind it: the library is one buffer of
 /// 32-bit words (`shaders/library.wgsl`), which every shader reads through
@@ -56,12 +56,20 @@ impl LibraryBinding {
 
 /// How `broad`'s walk (`shaders/broad.wgsl`) reads the grid it walks: each cell's
 /// bucket start and end in the hash table, and the entries, through `walk_start`,
-/// `walk_end` and `walk_entry`, declared here.
+/// `walk_end` and `walk_entry`, declared here; and whether it tests an entry's box key
+/// before loading its box (`walk_seeker_key`, `walk_may_meet`).
+///
+/// The uniform form also copies the bodies' box keys (`box_key` in `shaders/grid.wgsl`,
+/// a word a body, written by the bounds kernel) and skips the box of an entry whose key
+/// lies apart from the seeker's: the entry's box, four words from storage, was a fifth
+/// of the thin crowds' broad stage and a third of the swarm's on lavapipe
+/// (BENCHMARKS.md, stop 36). The storage form tests nothing: a GPU loads a box as
+/// cheaply as a key.
 ///
 /// Why two forms: for the reason [`LibraryBinding`] gives. A turn of the walk loads a
 /// bucket's start and end and an entry, and llvmpipe runs the loads of every turn for all
 /// 8 lanes in lockstep whichever lanes need them; from storage buffers each is a loop
-/// over the lanes. Read from uniform copies made after the grid is sorted (three copies
+/// over the lanes. Read from uniform copies made after the grid is sorted (three copies, and a fourth of the box keys below,
 /// between two passes of the broad stage), the broad stage of the crowded 10k scenes
 /// took 7-20% less on lavapipe, their frames 2-16% (BENCHMARKS.md). The copies hold a
 /// table of at most
@@ -83,7 +91,8 @@ impl GridBinding {
     pub const ALL: [GridBinding; 2] = [GridBinding::Storage, GridBinding::Uniform];
 
     /// The most entries, one word each, the uniform form's copy holds: one uniform
-    /// binding's worth.
+    /// binding's worth. The copy of the box keys, a word a body, holds as many
+    /// ([`crate::packed::BOX_KEY_BODIES`]).
     pub const UNIFORM_ENTRIES: u32 = (LibraryBinding::UNIFORM_BYTES / 4) as u32;
 
     /// The most buckets the uniform form's copy of the table holds: one uniform
@@ -96,9 +105,12 @@ impl GridBinding {
     /// The walk's reads, and in the uniform form the copies' bindings, in WGSL.
     fn wgsl(self) -> String {
         match self {
+            // No keys to test: every entry's box is loaded.
             GridBinding::Storage => "fn walk_entry(k: u32) -> u32 {\n    return grid_entries[k];\n}\n\
                  fn walk_start(b: u32) -> u32 {\n    return bucket_start(b);\n}\n\
-                 fn walk_end(b: u32) -> u32 {\n    return bucket_end(b);\n}\n"
+                 fn walk_end(b: u32) -> u32 {\n    return bucket_end(b);\n}\n\
+                 fn walk_seeker_key(box: Aabb, level: u32) -> u32 {\n    return NO_BOX_KEY;\n}\n\
+                 fn walk_may_meet(key: u32, other: u32) -> bool {\n    return true;\n}\n"
                 .to_string(),
             // Copies of the words of grid_entries and buckets, in 16-byte rows (a uniform
             // array's stride). walk_end loads both words bucket_end may return and keeps
@@ -107,6 +119,7 @@ impl GridBinding {
                 "@group(0) @binding(11) var<uniform> walk_entries: array<vec4<u32>, {rows}>;\n\
                  @group(0) @binding(12) var<uniform> walk_starts: array<vec4<u32>, {rows}>;\n\
                  @group(0) @binding(13) var<uniform> walk_ends: array<vec4<u32>, {end_rows}>;\n\
+                 @group(0) @binding(14) var<uniform> walk_box_keys: array<vec4<u32>, {rows}>;\n\
                  fn walk_entry(k: u32) -> u32 {{\n    return walk_entries[k >> 2u][k & 3u];\n}}\n\
                  fn walk_start(b: u32) -> u32 {{\n    return walk_starts[b >> 2u][b & 3u];\n}}\n\
                  fn walk_end(b: u32) -> u32 {{\n\
@@ -114,6 +127,10 @@ impl GridBinding {
                  \x20   let block = b / BUCKETS_PER_THREAD;\n\
                  \x20   let last_of_block = (b & (BUCKETS_PER_THREAD - 1u)) == BUCKETS_PER_THREAD - 1u;\n\
                  \x20   return select(walk_starts[next >> 2u][next & 3u], walk_ends[block >> 2u][block & 3u], last_of_block);\n\
+                 }}\n\
+                 fn walk_seeker_key(box: Aabb, level: u32) -> u32 {{\n    return box_key(box, level, SEEKER_KEY_WIDTH);\n}}\n\
+                 fn walk_may_meet(key: u32, other: u32) -> bool {{\n\
+                 \x20   return box_keys_may_meet(key, walk_box_keys[other >> 2u][other & 3u]);\n\
                  }}\n",
                 rows = LibraryBinding::UNIFORM_BYTES / 16,
                 end_rows = Self::UNIFORM_END_BYTES / 16,
@@ -122,6 +139,9 @@ impl GridBinding {
         }
     }
 }
+
+// The bounds kernel writes box keys for as many bodies as the walk's copies hold.
+const _: () = assert!(BOX_KEY_BODIES == GridBinding::UNIFORM_ENTRIES);
 
 /// A stage of the pipeline; each has one WGSL file, one host module under `gpu/`
 /// and one CPU twin under `cpu/`, all with the stage's name.

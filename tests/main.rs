@@ -5,6 +5,7 @@
 //! skipped, loudly, on a developer's machine.
 
 mod bench_cli;
+mod box_keys;
 mod cli;
 mod contacts;
 mod cross_check;

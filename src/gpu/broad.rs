@@ -4,7 +4,7 @@
 
 use super::buffers::{Buffers, Slot, WalkCopies};
 use super::{Kernel, StageGroups, StageKernels};
-use crate::packed::{dispatch_size, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
+use crate::packed::{dispatch_size, GridInfo, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
 use crate::shaders::GridBinding;
 
 /// The stage's kernels in dispatch order, with the bindings each one uses, for the walk
@@ -26,7 +26,7 @@ const KERNELS_UNIFORM_WALK: &[Kernel] = &[
     SCATTER_CELLS,
     Kernel {
         entry: "broad",
-        bindings: &[0, 2, 3, 6, 7, 8, 9, 11, 12, 13],
+        bindings: &[0, 2, 3, 6, 7, 8, 9, 11, 12, 13, 14],
     },
     DEFERRED_ARGS,
     BROAD_DEFERRED,
@@ -73,6 +73,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (11, Slot::WalkEntries),
     (12, Slot::WalkStarts),
     (13, Slot::WalkEnds),
+    (14, Slot::WalkBoxKeys),
 ];
 
 /// The counting sort's last steps, the query by the lookers (`Params::first_looker ..
@@ -106,9 +107,9 @@ pub(crate) fn dispatch_search(
 }
 
 /// Records into `walk` the uniform copies of the sorted grid that the walk reads in
-/// [`GridBinding::Uniform`]: the entries of `bodies` bodies, and the starts and the
-/// blocks' ends of a table of `buckets` buckets (laid out one after the other in
-/// `buckets`, see `table_words`). Both must be within the copies' sizes
+/// [`GridBinding::Uniform`]: the entries and the box keys of `bodies` bodies, and the
+/// starts and the blocks' ends of a table of `buckets` buckets (laid out one after the
+/// other in `buckets`, see `table_words`). Both must be within the copies' sizes
 /// ([`GridBinding::UNIFORM_ENTRIES`], [`GridBinding::UNIFORM_BUCKETS`]), which the
 /// collider chooses the form by.
 pub(crate) fn copy_for_walk(
@@ -128,6 +129,12 @@ pub(crate) fn copy_for_walk(
     encoder.copy_buffer_to_buffer(&b.buckets, 0, &walk.starts, 0, buckets as u64 * word);
     let ends = (buckets / BUCKETS_PER_THREAD) as u64 * word;
     encoder.copy_buffer_to_buffer(&b.buckets, buckets as u64 * word, &walk.ends, 0, ends);
+    // The box keys follow the placements (two words a body) and the seekers (one) in
+    // the summary's lists (box_key_word in grid.wgsl).
+    if bodies > 0 {
+        let keys = size_of::<GridInfo>() as u64 + 3 * bodies as u64 * word;
+        encoder.copy_buffer_to_buffer(&b.grid_info, keys, &walk.box_keys, 0, bodies as u64 * word);
+    }
 }
 
 /// The counting sort's last two steps (the first two kernels), for `bodies` bodies and

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::grid::query_bucket_count;
 use crate::packed::{
     table_words, Aabb, BodyCell, BodyInfo, BodyTransform, Counters, DeferredScan, DispatchArgs,
-    GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT,
+    GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT, BOX_KEY_BODIES,
 };
 use crate::shaders::{GridBinding, LibraryBinding};
 
@@ -66,12 +66,14 @@ pub(crate) struct Buffers {
 }
 
 /// The uniform copies of the grid's entries, its table's bucket starts and its blocks'
-/// ends (`GridBinding` says why), each the size its WGSL array declares.
+/// ends, and of the bodies' box keys (`GridBinding` says why), each the size its WGSL
+/// array declares.
 #[derive(Debug)]
 pub(crate) struct WalkCopies {
     pub(crate) entries: wgpu::Buffer,
     pub(crate) starts: wgpu::Buffer,
     pub(crate) ends: wgpu::Buffer,
+    pub(crate) box_keys: wgpu::Buffer,
 }
 
 /// Every buffer a kernel binds. The stages' tables (`BINDINGS` in `bounds.rs`, `broad.rs`
@@ -122,6 +124,8 @@ pub enum Slot {
     WalkStarts,
     /// The uniform copy of the blocks' ends of `Buckets`.
     WalkEnds,
+    /// The uniform copy of the box keys in `GridInfo` (`box_key_word` in grid.wgsl).
+    WalkBoxKeys,
 }
 
 impl Slot {
@@ -161,6 +165,7 @@ impl Slot {
             Slot::WalkEntries => &["walk_entries"],
             Slot::WalkStarts => &["walk_starts"],
             Slot::WalkEnds => &["walk_ends"],
+            Slot::WalkBoxKeys => &["walk_box_keys"],
         }
     }
 }
@@ -194,6 +199,7 @@ impl Buffers {
             Slot::WalkEntries => self.walk.as_ref().map(|w| &w.entries),
             Slot::WalkStarts => self.walk.as_ref().map(|w| &w.starts),
             Slot::WalkEnds => self.walk.as_ref().map(|w| &w.ends),
+            Slot::WalkBoxKeys => self.walk.as_ref().map(|w| &w.box_keys),
             Slot::Source
             | Slot::QueryParams
             | Slot::Queries
@@ -309,11 +315,14 @@ impl Buffers {
                 U::STORAGE | U::COPY_SRC,
             )?,
             // The summary, then a placement a body (two words, placement_word in
-            // grid.wgsl) and the list of seekers (a body each at most).
+            // grid.wgsl), the list of seekers (a body each at most) and the box keys
+            // (box_key_word, a body each up to BOX_KEY_BODIES).
             grid_info: make(
                 "grid info",
-                size_of::<GridInfo>() as u64 + 3 * items(capacity.bodies, size_of::<u32>()),
-                U::STORAGE | U::COPY_DST,
+                size_of::<GridInfo>() as u64
+                    + 3 * items(capacity.bodies, size_of::<u32>())
+                    + items(capacity.bodies.min(BOX_KEY_BODIES), size_of::<u32>()),
+                U::STORAGE | U::COPY_DST | U::COPY_SRC,
             )?,
             deferred: make(
                 "deferred scans",
@@ -359,6 +368,7 @@ impl Buffers {
                         GridBinding::UNIFORM_END_BYTES,
                         U::UNIFORM | U::COPY_DST,
                     )?,
+                    box_keys: make("walk box keys", UNIFORM_BYTES, U::UNIFORM | U::COPY_DST)?,
                 }),
             },
         })
