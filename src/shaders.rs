@@ -69,10 +69,10 @@ impl LibraryBinding {
 /// Why two forms: for the reason [`LibraryBinding`] gives. A turn of the walk loads a
 /// bucket's start and end and an entry, and llvmpipe runs the loads of every turn for all
 /// 8 lanes in lockstep whichever lanes need them; from storage buffers each is a loop
-/// over the lanes. Read from uniform copies made after the grid is sorted (three copies, and a fourth of the box keys below,
-/// between two passes of the broad stage), the broad stage of the crowded 10k scenes
-/// took 7-20% less on lavapipe, their frames 2-16% (BENCHMARKS.md). The copies hold a
-/// table of at most
+/// over the lanes. Read from uniform copies made after the grid is sorted (three copies
+/// between two passes of the broad stage, and a fourth of the box keys below), the
+/// broad stage of the crowded 10k scenes took 7-20% less on lavapipe, their frames
+/// 2-16% (BENCHMARKS.md). The copies hold a table of at most
 /// [`GridBinding::UNIFORM_BUCKETS`] buckets and [`GridBinding::UNIFORM_ENTRIES`]
 /// entries, so the uniform form is used on software adapters for at most that many
 /// bodies, and only in crowded frames, where the walk is long enough to pay for the
