@@ -37,7 +37,7 @@ struct KeyCase {
 @compute @workgroup_size(64)
 fn keys_of(@builtin(global_invocation_id) id: vec3<u32>) {
     params = uploaded_params;
-    let k = id.x + id.y * 65536u * 64u;
+    let k = id.x;
     if k >= arrayLength(&cases) {
         return;
     }
@@ -161,12 +161,6 @@ fn gpu_keys(context: &GpuContext, base_cell: f32, cases: &[KeyCase]) -> Vec<[u32
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let read = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
     let entries = [&params, &cases_buffer, &keys]
         .iter()
         .enumerate()
@@ -180,21 +174,8 @@ fn gpu_keys(context: &GpuContext, base_cell: f32, cases: &[KeyCase]) -> Vec<[u32
         layout: &pipeline.get_bind_group_layout(0),
         entries: &entries,
     });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups((cases.len() as u32).div_ceil(64), 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&keys, 0, &read, 0, size);
-    context.queue.submit([encoder.finish()]);
-    read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("the key kernel finishes");
-    let mapped = read.slice(..).get_mapped_range().expect("mapped");
-    bytemuck::cast_slice(&mapped).to_vec()
+    let groups = (cases.len() as u32).div_ceil(64);
+    support::dispatch_and_read(context, &pipeline, &bind, groups, &keys, size)
 }
 
 /// Whether keys `a` and `b` are both keys whose every coordinate lies within a step of

@@ -85,12 +85,6 @@ fn iterations(context: &GpuContext, entry: &str, n: [u32; 4]) -> Vec<u32> {
         &[0; 256],
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     );
-    let read = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 256,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
@@ -109,21 +103,7 @@ fn iterations(context: &GpuContext, entry: &str, n: [u32; 4]) -> Vec<u32> {
             },
         ],
     });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&out, 0, &read, 0, 256);
-    context.queue.submit([encoder.finish()]);
-    read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("the loop kernel finishes");
-    let mapped = read.slice(..).get_mapped_range().expect("mapped");
-    bytemuck::cast_slice(&mapped).to_vec()
+    support::dispatch_and_read(context, &pipeline, &bind, 1, &out, 256)
 }
 
 #[test]

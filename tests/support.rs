@@ -458,3 +458,41 @@ pub fn within<T: Send + 'static>(
         },
     }
 }
+
+/// Runs `pipeline` with `bind` over `groups` workgroups (along x), then reads the first
+/// `size` bytes of `out` back: for the tests of a kernel of their own.
+pub fn dispatch_and_read<T: bytemuck::Pod>(
+    context: &GpuContext,
+    pipeline: &gpu_collide::wgpu::ComputePipeline,
+    bind: &gpu_collide::wgpu::BindGroup,
+    groups: u32,
+    out: &gpu_collide::wgpu::Buffer,
+    size: u64,
+) -> Vec<T> {
+    use gpu_collide::wgpu;
+    let read = context.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = context.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(out, 0, &read, 0, size);
+    context.queue.submit([encoder.finish()]);
+    read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    context
+        .device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("the test kernel finishes");
+    let mapped = read
+        .slice(..)
+        .get_mapped_range()
+        .expect("the readback maps");
+    bytemuck::cast_slice(&mapped).to_vec()
+}
