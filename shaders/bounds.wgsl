@@ -322,8 +322,9 @@ fn sweep_reach(box: Aabb, level: u32) -> u32 {
     return floor;
 }
 
-// Puts body i, of shape kind `kind`, with world box `box` in its cell: counted into the cell's bucket (its rank
-// there) and into its workgroup's copy of the level summary. A body that does not wait
+// Puts body i, of shape kind `kind`, with world box `box` in its cell: counted into the
+// cell's bucket (its rank there) and into its workgroup's copy of the level summary, its
+// box key written (box_key in grid.wgsl). A body that does not wait
 // is a seeker, to be listed (by `bounds`) with the workgroup's others of its key
 // (seeker_key): `broad` runs over that list, so the 8 invocations llvmpipe runs in
 // lockstep mostly walked about as far as each other last frame (a walk costs its
@@ -370,7 +371,8 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
         // The row's tag above the rank, for scatter_cells to keep in the body's entry
         // (entry_index_mask in grid.wgsl).
         ranked = rank | row_tag(cell.y, level);
-        // For the walk's first test in the uniform form, which holds this many.
+        // For the walk's first test, in the uniform form only, whose copy of the keys
+        // holds BOX_KEY_BODIES.
         if params.body_count <= BOX_KEY_BODIES {
             grid_info_counters.lists[box_key_word(i)] = box_key(box, level, BODY_KEY_WIDTH);
         }
