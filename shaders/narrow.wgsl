@@ -310,14 +310,14 @@ fn plan_of(i: u32, j: u32) -> Plan {
 // branch: a branch that differs between invocations costs every invocation of the
 // group on a GPU, and on llvmpipe even a branch no invocation takes is run, masked.
 fn plan_for(kind: u32, i: u32, j: u32) -> Plan {
-    var a = i;
-    var b = j;
-    if library_kind(infos[j].shape) < library_kind(infos[i].shape) {
-        a = j;
-        b = i;
-    }
-    let sa = library_shape(infos[a].shape);
-    let sb = library_shape(infos[b].shape);
+    // Each shape index loaded once: a storage word costs llvmpipe a loop over its lanes.
+    let shape_i = infos[i].shape;
+    let shape_j = infos[j].shape;
+    let swap = library_kind(shape_j) < library_kind(shape_i);
+    let a = select(i, j, swap);
+    let b = select(j, i, swap);
+    let sa = library_shape(select(shape_i, shape_j, swap));
+    let sb = library_shape(select(shape_j, shape_i, swap));
     var plan = Plan(a, b, sa, sb, kind, 0, 1u, 1u, 1u);
     // Loop iterations per unit, and before the first.
     var unit_cost = 1u;
