@@ -836,23 +836,8 @@ mod tests {
     /// `bounds` with each side moved inwards by `ulps` floats: the seeker's box as
     /// another kernel, whose roundings of p / cell may differ by a float spacing, sees it.
     fn shrunk(bounds: &Aabb, ulps: u32) -> Aabb {
-        let step = |v: f32, up: bool| {
-            let bits = v.to_bits() as i32;
-            // Away from zero is up in the bits for a positive float, down for a negative.
-            let delta = if (v >= 0.0) == up {
-                ulps as i32
-            } else {
-                -(ulps as i32)
-            };
-            let moved = f32::from_bits((bits + delta) as u32);
-            if v == 0.0 && !up {
-                -f32::from_bits(ulps)
-            } else {
-                moved
-            }
-        };
-        let min = bounds.min.map(|v| step(v, true));
-        let max = bounds.max.map(|v| step(v, false));
+        let min = bounds.min.map(|v| (0..ulps).fold(v, |v, _| v.next_up()));
+        let max = bounds.max.map(|v| (0..ulps).fold(v, |v, _| v.next_down()));
         Aabb { min, max }
     }
 
