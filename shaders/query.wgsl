@@ -539,27 +539,19 @@ fn unit(v: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(0.0);
 }
 
-// A ray against a circle. Twin of `ray_circle`.
+// A ray against a circle. Twin of `ray_circle`: the radius direction at the entry, or
+// against the ray's direction for a circle too small to give one.
 fn ray_circle(centre: vec2<f32>, radius: f32, start: vec2<f32>, delta: vec2<f32>) -> Hit {
-    let f = start - centre;
-    let c = dot(f, f) - radius * radius;
-    if c <= 0.0 {
+    let entry = disc_entry(start - centre, radius, delta);
+    if !entry.hit {
+        return NO_HIT;
+    }
+    if entry.t == 0.0 && all(entry.point == vec2<f32>(0.0)) {
         return Hit(true, 0.0, vec2<f32>(0.0));
     }
-    let b = dot(f, delta);
-    if b >= 0.0 {
-        return NO_HIT;
-    }
-    let disc = b * b - dot(delta, delta) * c;
-    if disc < 0.0 {
-        return NO_HIT;
-    }
-    // The smaller root in the form that does not cancel.
-    let t = c / (-b + sqrt(disc));
-    if t > 1.0 {
-        return NO_HIT;
-    }
-    return Hit(true, t, unit(f + t * delta));
+    let normal = unit(entry.point);
+    let backwards = unit(-delta / max(abs(delta.x), abs(delta.y)));
+    return Hit(true, entry.t, select(normal, backwards, all(normal == vec2<f32>(0.0))));
 }
 
 // Word `w` of row `row` of mask `m`, or 0 outside the mask (as narrow.wgsl's).

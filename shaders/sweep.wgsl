@@ -82,25 +82,11 @@ fn clip(range: vec2<f32>, n: vec2<f32>, h: f32, w: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(max(range.x, t), range.y);
 }
 
-// When a disc of `radius` centred at `centre` and moving by t·w first covers the origin,
-// the smaller root in the form that does not cancel (c / (-b + sqrt(b² - a·c))); NO_TOI
-// when not within [0, 1].
+// When a disc of `radius` centred at `centre` and moving by t·w first covers the origin
+// (types.wgsl's disc_entry); NO_TOI when not within [0, 1].
 fn disc_toi(centre: vec2<f32>, radius: f32, w: vec2<f32>) -> f32 {
-    let c = dot(centre, centre) - radius * radius;
-    if c <= 0.0 {
-        return 0.0;
-    }
-    let b = dot(centre, w);
-    if b >= 0.0 {
-        return NO_TOI; // not approaching
-    }
-    let a = dot(w, w);
-    let disc = b * b - a * c;
-    if disc < 0.0 {
-        return NO_TOI;
-    }
-    let t = c / (-b + sqrt(disc));
-    return select(NO_TOI, t, t <= 1.0);
+    let entry = disc_entry(centre, radius, w);
+    return select(NO_TOI, entry.t, entry.hit);
 }
 
 // One edge of cpu::sweep::circle_polygon_toi: when a circle (`centre`, `radius`) moving

@@ -21,7 +21,7 @@ use crate::support::gpu;
 
 /// The answers of the cpu backend, which must equal the reference's, every one checked
 /// against the oracle.
-fn answers(what: &str, scene: &Scene) -> QueryAnswers {
+pub(crate) fn answers(what: &str, scene: &Scene) -> QueryAnswers {
     let library = scene.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
     let found = CpuCollider::new(library.clone())
         .query(&scene.bodies, &scene.queries)
@@ -311,7 +311,16 @@ fn a_ray_stops_at_its_first_hit_on_any_level_and_a_tie_goes_to_the_lowest_body()
     let Some(gpu) = check_gpu("first hits", &scene, &library, &cpu) else {
         return;
     };
-    assert_eq!(gpu.rays, cpu.rays, "the gpu's first hits are the cpu's");
+    // The same bodies; times and normals to the last few bits (a GPU's square root and
+    // division need not round as the CPU's do).
+    for (k, (g, c)) in gpu.rays.iter().zip(&cpu.rays).enumerate() {
+        let (g, c) = (g.expect("gpu hit"), c.expect("cpu hit"));
+        let normals = g.normal.zip(c.normal).map(|(a, b)| (a - b).length());
+        assert!(
+            g.body == c.body && (g.t - c.t).abs() <= 1e-6 && normals.is_some_and(|d| d <= 1e-6),
+            "ray {k}: gpu {g:?}, cpu {c:?}"
+        );
+    }
 }
 
 #[test]

@@ -26,6 +26,7 @@ use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
 
 use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
+use crate::types::disc_entry;
 
 /// The frame's bodies as the query tests read them.
 #[derive(Clone, Copy)]
@@ -228,32 +229,22 @@ pub fn ray_polygon(p: &Convex, start: Vec2, delta: Vec2) -> Option<(f32, Option<
     Some((range.0, range.2))
 }
 
-/// Where the segment first meets a circle, and the radius direction there.
+/// Where the segment first meets a circle, and the radius direction there (against the
+/// segment's direction for a circle too small to give one); see [`disc_entry`] for the
+/// form that neither cancels nor overflows.
 pub fn ray_circle(
     centre: Vec2,
     radius: f32,
     start: Vec2,
     delta: Vec2,
 ) -> Option<(f32, Option<Vec2>)> {
-    let f = start - centre;
-    let c = f.dot(f) - radius * radius;
-    if c <= 0.0 {
-        return Some((0.0, None));
-    }
-    let b = f.dot(delta);
-    if b >= 0.0 {
-        return None;
-    }
-    let disc = b * b - delta.dot(delta) * c;
-    if disc < 0.0 {
-        return None;
-    }
-    // The smaller root in the form that does not cancel, as for sweeps.
-    let t = c / (-b + disc.sqrt());
-    if t > 1.0 {
-        return None;
-    }
-    Some((t, unit(f + t * delta)))
+    let (t, point) = disc_entry(start - centre, radius, delta)?;
+    // Scaled before its length is taken, so that the fallback exists for any finite delta.
+    let backwards = -delta / delta.abs().max_element();
+    Some((
+        t,
+        point.map(|p| unit(p).or_else(|| unit(backwards)).unwrap_or(Vec2::ZERO)),
+    ))
 }
 
 /// Where the segment (in the mask's frame) first meets a set cell of the mask, and the

@@ -24,6 +24,7 @@ use glam::Vec2;
 
 use crate::library::ShapeLibrary;
 use crate::packed::{BodyInfo, BodyTransform, PackedShape};
+use crate::types::disc_entry;
 
 use super::narrow;
 use super::placed::{cell_points, cells_between, set_cells_in_row, Convex, Placed, BOX_NORMALS};
@@ -126,24 +127,10 @@ pub fn polygon_polygon_toi(a: &Convex, b: &Convex, w: Vec2) -> Option<f32> {
 }
 
 /// When a disc of `radius` centred at `centre` and moving by `t·w` first meets the
-/// origin's disc of radius 0, i.e. when `|centre + t·w| <= radius`; the smaller root
-/// taken in the form that does not cancel (`c / (-b + sqrt(b² - a·c))`).
+/// origin's disc of radius 0, i.e. when `|centre + t·w| <= radius`; see
+/// [`disc_entry`] for the form that neither cancels nor overflows.
 pub fn disc_toi(centre: Vec2, radius: f32, w: Vec2) -> Option<f32> {
-    let c = centre.dot(centre) - radius * radius;
-    if c <= 0.0 {
-        return Some(0.0);
-    }
-    let b = centre.dot(w);
-    if b >= 0.0 {
-        return None; // not approaching
-    }
-    let a = w.dot(w);
-    let disc = b * b - a * c;
-    if disc < 0.0 {
-        return None;
-    }
-    let t = c / (-b + disc.sqrt());
-    (t <= 1.0).then_some(t)
+    disc_entry(centre, radius, w).map(|(t, _)| t)
 }
 
 /// When a circle (`centre`, `radius`) moving by `t·w` first meets polygon `p`: the first
