@@ -13,6 +13,14 @@ use crate::shapes::{words_per_row, Bitmask, Polygon, Shape, MAX_POLYGON_VERTICES
 /// their positions are exact in f32 (every integer up to 2^24 is).
 pub const MAX_BITMASK_COORDINATE: f32 = 16_777_216.0;
 
+/// A body's displacement over a frame (`vx`, `vy`) may not pass this magnitude. The
+/// limit is far beyond any motion a game gives a body in a frame (the format's world is
+/// 32768 units across), and under it the times of impact are computed without
+/// overflow: the relative motion of two bodies, its projections and their quotients stay
+/// far within f32's range, where at ±3.4e38 a difference of two displacements is not a
+/// number at all.
+pub const MAX_DISPLACEMENT: f32 = 1e18;
+
 /// Validated, packed shapes, ready to upload once and share by all bodies.
 ///
 /// ```
@@ -199,6 +207,15 @@ impl ShapeLibrary {
                     location,
                     field,
                     format!("{value} is not a finite 32-bit number"),
+                ));
+            }
+        }
+        for (field, value) in [("vx", body.velocity.x), ("vy", body.velocity.y)] {
+            if value.abs() > MAX_DISPLACEMENT {
+                return Err(SceneError::new(
+                    location,
+                    field,
+                    format!("a displacement of {value:e} is beyond ±{MAX_DISPLACEMENT:e}"),
                 ));
             }
         }

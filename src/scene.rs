@@ -13,7 +13,7 @@ use serde_json::{json, Map, Number, Value};
 
 use crate::body::Body;
 use crate::error::{Error, Location, SceneError};
-use crate::library::{ShapeLibrary, MAX_BITMASK_COORDINATE};
+use crate::library::{ShapeLibrary, MAX_BITMASK_COORDINATE, MAX_DISPLACEMENT};
 use crate::query::{BoxQuery, PointQuery, QueryBatch, Ray};
 use crate::shapes::{Bitmask, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
 
@@ -888,13 +888,26 @@ fn parse_body(
         fields.number("vx")?.unwrap_or(0.0),
         fields.number("vy")?.unwrap_or(0.0),
     );
+    // The displacement as the frame uses it: a value that rounds to 0 in f32 is no
+    // motion, for a bitmask as for any other body.
+    let velocity = glam::Vec2::new(to_f32(&fields, "vx", vx)?, to_f32(&fields, "vy", vy)?);
+    for (field, v, single) in [("vx", vx, velocity.x), ("vy", vy, velocity.y)] {
+        if single.abs() > MAX_DISPLACEMENT {
+            return Err(fields.error(
+                field,
+                format!(
+                    "a displacement of {} is beyond ±{MAX_DISPLACEMENT:e}",
+                    number_text(v)
+                ),
+            ));
+        }
+    }
     if let Shape::Bitmask(_) = kind {
-        for (field, v) in [("vx", vx), ("vy", vy)] {
+        for (field, v) in [("vx", velocity.x), ("vy", velocity.y)] {
             if v != 0.0 {
-                return Err(fields.error(
-                    field,
-                    format!("a bitmask body cannot move ({field} {})", number_text(v)),
-                ));
+                return Err(
+                    fields.error(field, format!("a bitmask body cannot move ({field} {v})"))
+                );
             }
         }
         // Checked here in f64: rounding to f32 could make 3.0000001 look whole.
@@ -940,7 +953,7 @@ fn parse_body(
         shape: shape as u32,
         position: glam::Vec2::new(to_f32(&fields, "x", x)?, to_f32(&fields, "y", y)?),
         angle: to_f32(&fields, "angle", angle)?,
-        velocity: glam::Vec2::new(to_f32(&fields, "vx", vx)?, to_f32(&fields, "vy", vy)?),
+        velocity,
         layer: filter("layer")?,
         mask: filter("mask")?,
         // Scene files carry no ids: a body is its index there.
