@@ -592,3 +592,148 @@ fn the_last_body_of_a_power_of_two_count_meets_its_neighbours() {
         }
     }
 }
+
+/// Fast sweeps and long rays against circles: every example here was once missed or
+/// misplaced, because the quadratic's discriminant `b² - a·c` cancelled in f32 once a
+/// body moved a few thousand units. Each is held to the oracle on both backends
+/// (`swept::check`, `queries::answers`) and to its value worked out by hand.
+mod far_and_fast {
+    use serde_json::json;
+
+    use gpu_collide::{Scene, ShapeLibrary};
+
+    use super::rect;
+    use crate::queries::answers;
+    use crate::swept::{assert_toi, tois};
+
+    #[test]
+    fn a_small_fast_circle_through_a_circles_centre() {
+        // Contact when the centres are 2.5 + 0.05 apart: t = (11750 - 2.55) / 17625.
+        let found = tois(
+            "fast circle",
+            vec![json!({"circle": 2.5}), json!({"circle": 0.05})],
+            vec![
+                json!({"shape": 0, "x": 0, "y": 0}),
+                json!({"shape": 1, "x": -11750, "y": 0, "vx": 17625}),
+            ],
+        );
+        assert_toi(&found, [0, 1], ((11750.0 - 2.55) / 17625.0) as f32);
+    }
+
+    #[test]
+    fn a_fast_circle_into_a_square_and_past_its_corner() {
+        // Into the square's left side (x = -1) at y = 0.5, then one passing its corner
+        // (1, 1) at 0.03 from it, which meets nothing: the corner's disc is what the
+        // sweep reads there.
+        let found = tois(
+            "fast circle and square",
+            vec![rect(2.0, 2.0), json!({"circle": 0.05})],
+            vec![
+                json!({"shape": 0, "x": 0, "y": 0, "layer": 1, "mask": 1}),
+                json!({"shape": 1, "x": -15000, "y": 0.5, "vx": 30000, "layer": 1, "mask": 1}),
+                json!({"shape": 0, "x": 100, "y": 0, "layer": 2, "mask": 2}),
+                json!({"shape": 1, "x": -14000, "y": 101.08, "vx": 29000, "layer": 2, "mask": 2}),
+            ],
+        );
+        assert_toi(&found, [0, 1], ((15000.0 - 1.05) / 30000.0) as f32);
+        assert!(!found.iter().any(|f| f.0 == [2, 3]), "{found:?}");
+    }
+
+    #[test]
+    fn displacements_up_to_the_limit_meet_and_miss_exactly() {
+        // Head-on at ±1e18 a frame: they meet at once (t about 1e-17). Squares whose
+        // paths stay 14 units apart never meet, however fast.
+        let found = tois(
+            "the largest displacements",
+            vec![json!({"circle": 1.0}), rect(2.0, 2.0)],
+            vec![
+                json!({"shape": 0, "x": -10, "y": 0, "vx": 1e18, "layer": 1, "mask": 1}),
+                json!({"shape": 0, "x": 10, "y": 0, "vx": -1e18, "layer": 1, "mask": 1}),
+                json!({"shape": 1, "x": 0, "y": 100, "vx": 1e18, "vy": 1e18, "layer": 2, "mask": 2}),
+                json!({"shape": 1, "x": 0, "y": 116, "vx": -1e18, "vy": -1e18, "layer": 2, "mask": 2}),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_toi(&found, [0, 1], 0.0);
+    }
+
+    #[test]
+    fn displacements_past_the_limit_are_refused_by_name() {
+        // A difference of two displacements at ±3.4e38 is not a number; past ±1e18 the
+        // reader and the library refuse the body, naming it and the field.
+        let text = json!({
+            "shapes": [rect(2.0, 2.0)],
+            "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 1e18}, {"shape": 0, "x": 20, "y": 0, "vy": -3.4e38}],
+        })
+        .to_string();
+        let error = Scene::from_json(&text).expect_err("refused").to_string();
+        assert_eq!(
+            error,
+            "body 1: vy: a displacement of -3.4e38 is beyond ±1e18"
+        );
+        let scene = Scene::from_json(
+            &json!({"shapes": [rect(2.0, 2.0)], "bodies": [{"shape": 0, "x": 0, "y": 0}]})
+                .to_string(),
+        )
+        .expect("valid");
+        let library: ShapeLibrary = scene.validate().expect("valid");
+        let mut bodies = scene.bodies.clone();
+        bodies[0].velocity.x = 2e18;
+        let error = library
+            .check_bodies(&bodies)
+            .expect_err("refused")
+            .to_string();
+        assert_eq!(error, "body 0: vx: a displacement of 2e18 is beyond ±1e18");
+    }
+
+    #[test]
+    fn a_displacement_that_is_zero_in_f32_is_no_motion_on_any_body() {
+        // 1e-46 rounds to 0 in f32: a bitmask takes it as it is taken on a circle.
+        let text = json!({
+            "shapes": [{"circle": 1.0}, {"bitmask": {"width": 1, "height": 1, "rows": ["#"]}}],
+            "bodies": [{"shape": 0, "x": 0, "y": 0, "vx": 1e-46}, {"shape": 1, "x": 1, "y": 0, "vx": 1e-46}],
+        })
+        .to_string();
+        let scene = Scene::from_json(&text).expect("valid");
+        assert!(scene.bodies.iter().all(|b| !b.moves()));
+    }
+
+    #[test]
+    fn long_rays_against_circles_hit_where_they_should() {
+        // Off-centre by 1.9 of a radius of 2.5: enters at x = -sqrt(2.5² - 1.9²), the
+        // normal there (x, 1.9) / 2.5. Through the centre from 16000 away: enters at
+        // x = -2.5, normal (-1, 0). A ray of 32000 that stops 0.5 short: no hit.
+        let text = json!({
+            "shapes": [{"circle": 2.5}],
+            "bodies": [{"shape": 0, "x": 0, "y": 0}],
+            "rays": [
+                {"x": -11750, "y": 1.9, "dx": 17625, "dy": 0},
+                {"x": -16000, "y": 0, "dx": 32000, "dy": 0},
+                {"x": -16000, "y": 0, "dx": 15997, "dy": 0},
+                {"x": 16000, "y": 16000, "dx": -32000, "dy": -32000},
+            ],
+        })
+        .to_string();
+        let scene = Scene::from_json(&text).expect("valid");
+        let found = answers("long rays against a circle", &scene);
+        let x = -(2.5f64 * 2.5 - 1.9 * 1.9).sqrt();
+        let expect = |k: usize, t: f64, normal: [f64; 2]| {
+            let hit = found.rays[k].unwrap_or_else(|| panic!("ray {k}: no hit"));
+            let tolerance = 0.01 / scene.queries.rays[k].delta.length() as f64;
+            assert_eq!(hit.body, 0);
+            assert!(
+                (hit.t as f64 - t).abs() <= tolerance,
+                "ray {k}: t {} not {t}",
+                hit.t
+            );
+            let n = hit.normal.unwrap_or_else(|| panic!("ray {k}: no normal"));
+            let off = (n.x as f64 - normal[0]).hypot(n.y as f64 - normal[1]);
+            assert!(off <= 1e-3, "ray {k}: normal {n:?} not {normal:?}");
+        };
+        expect(0, (x + 11750.0) / 17625.0, [x / 2.5, 1.9 / 2.5]);
+        expect(1, (16000.0 - 2.5) / 32000.0, [-1.0, 0.0]);
+        assert_eq!(found.rays[2], None);
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        expect(3, (16000.0 - 2.5 * h) / 32000.0, [h, h]);
+    }
+}

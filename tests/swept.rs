@@ -107,7 +107,7 @@ fn gpu_matches_cpu(
 /// Checks a scene against the oracle outside the band, on the cpu backend and (where
 /// there is a GPU) the gpu backend; returns the cpu's (pairs, band pairs reported, band
 /// pairs not reported).
-fn check(what: &str, text: &str) -> (usize, usize, usize) {
+pub(crate) fn check(what: &str, text: &str) -> (usize, usize, usize) {
     let scene = Scene::from_json(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     let found = swept(&scene);
     let truth = swept_oracle(text);
@@ -169,13 +169,13 @@ fn rect(w: f64, h: f64) -> Value {
 
 /// The times of impact the backends give for a hand-made scene, after checking them
 /// against the oracle.
-fn tois(name: &str, shapes: Vec<Value>, bodies: Vec<Value>) -> Vec<([u32; 2], f32)> {
+pub(crate) fn tois(name: &str, shapes: Vec<Value>, bodies: Vec<Value>) -> Vec<([u32; 2], f32)> {
     let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
     check(name, &text);
     swept(&Scene::from_json(&text).expect("valid"))
 }
 
-fn assert_toi(found: &[([u32; 2], f32)], pair: [u32; 2], toi: f32) {
+pub(crate) fn assert_toi(found: &[([u32; 2], f32)], pair: [u32; 2], toi: f32) {
     let hit = found
         .iter()
         .find(|f| f.0 == pair)

@@ -182,14 +182,16 @@ fn translate(placed: Placed<'_>, d: V) -> Placed<'_> {
 }
 
 /// For a convex `distance(t)` on `[0, 1]`: the first `t` where it is at most 0, and its
-/// minimum. Golden-section search finds the minimum (to about 1e-13 in `t`); bisection
-/// between 0 and the minimum finds the first zero, which is unique there by convexity.
+/// minimum. Golden-section search finds the minimum (its bracket shrinks to 1e-26 of the
+/// frame, so that at the format's largest displacement, 1e18, a meeting within the first
+/// 1e-17 of the frame is still found); bisection between 0 and the minimum finds the
+/// first zero, which is unique there by convexity.
 pub fn first_touch(distance: impl Fn(f64) -> f64) -> (Option<f64>, f64) {
     let ratio = (5f64.sqrt() - 1.0) / 2.0;
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
     let (mut f1, mut f2) = (distance(x1), distance(x2));
-    for _ in 0..64 {
+    for _ in 0..128 {
         if f1 <= f2 {
             hi = x2;
             (x2, f2) = (x1, f1);
