@@ -23,8 +23,8 @@ slower). ``gpu_adapter()`` names the adapter the gpu backend would use.
 Errors are Python exceptions with the library's messages: ``TypeError`` for a wrong
 type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
 polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
-``RuntimeError`` for a missing adapter or a GPU failure, ``NotImplementedError`` for a
-question a backend does not answer (both answer every question of format 1.1 now).
+``RuntimeError`` for a missing adapter, a GPU failure or a collider already in use.
+Both backends answer every question (pairs, swept pairs, contacts, queries).
 """
 
 from __future__ import annotations
@@ -292,7 +292,7 @@ class Collider(_native.Collider):
             ``Mask.overlap_area``), NaN normal and depth. See :class:`Contacts`.
 
         Raises:
-            As :meth:`find_pairs`; ``NotImplementedError`` on the gpu backend.
+            As :meth:`find_pairs`.
         """
         _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
         pairs, normals, depths, areas = self._find_contacts(*bodies)
@@ -338,7 +338,6 @@ class Collider(_native.Collider):
                 dy: zero length: ...``, ``box 0: min, max: min is greater than max on
                 x (2 > 1)`` or ``point 2: x: inf is not a finite 32-bit number``; or
                 arrays of the wrong shape.
-            NotImplementedError: on the gpu backend.
             Otherwise as :meth:`find_pairs`.
         """
         _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
