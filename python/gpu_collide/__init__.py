@@ -20,6 +20,9 @@ one such as lavapipe works, slowly); ``"cpu"`` runs the same stages on all cores
 software adapter runs the same work on the same cores as the cpu backend, only
 slower). ``gpu_adapter()`` names the adapter the gpu backend would use.
 
+Every per-body and per-query argument also takes an empty sequence (``[]``) for an
+empty frame, answered with empty arrays of the usual dtypes and shapes.
+
 Errors are Python exceptions with the library's messages: ``TypeError`` for a wrong
 type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
 polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
@@ -79,10 +82,13 @@ def _bits32(values: Any, name: str, n: int, what: str = "body", field: str = "")
 
 
 def _reals(values: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
-    """A float32 array of this shape from any real (not bool) dtype."""
+    """A float32 array of this shape from any real (not bool) dtype; an empty sequence
+    stands for an array of this shape with no element (``[]`` for (0, 2))."""
     array = np.asarray(values)
     if array.dtype.kind not in "fiu" and array.size:
         raise TypeError(f"{name} must be floats or integers, not {array.dtype}")
+    if array.shape == (0,) and 0 in shape:
+        array = array.reshape(shape)
     if array.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, not {array.shape}")
     # A value beyond float32 becomes inf, which the library refuses naming the body.
