@@ -28,12 +28,26 @@ type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
 polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
 ``RuntimeError`` for a missing adapter, a GPU failure or a collider already in use.
 Both backends answer every question (pairs, swept pairs, contacts, queries).
+
+Threads: the module-level functions (``group_collide``, ``group_collide_many``,
+``overlap_area``) may be called from any number of threads at once; calls that share
+the hidden default collider take turns. Shapes (``Polygon``, ``Circle``, ``Bitmask``)
+never change and may be shared freely. A ``Collider`` or ``SpriteCollider`` of your
+own may be handed from thread to thread, but serves one call at a time: a call made
+while another thread's call on the same collider is running raises ``RuntimeError``
+("in use by another thread") instead of waiting, and the collider stays usable. Give
+each thread its own, or guard a shared one with a ``threading.Lock``. Calls release
+the GIL while the backend works, so threads with colliders of their own run at the
+same time. A ``TouchTracker``'s calls run whole, one after another, but each compares
+a frame with the one before: share one only between threads that feed it frames in
+order.
 """
 
 from __future__ import annotations
 
 import numbers
 import os
+import threading
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -179,6 +193,14 @@ class Collider(_native.Collider):
     Call :meth:`find_pairs` every frame with the bodies where they are now (and, for
     fast movers, ``velocities``). :meth:`find_swept_pairs`, :meth:`find_contacts` and
     :meth:`query` answer on both backends.
+
+    Threads: a collider serves one call at a time. It may be made in one thread and used
+    in another, and the GIL is released while the backend works, so other threads run
+    meanwhile; but a call made while another thread's call on the same collider is
+    running raises ``RuntimeError: this collider is in use by another thread`` instead
+    of waiting (the collider is unharmed and the running call finishes). Give each
+    thread its own collider (they share the one GPU device), or hold a
+    ``threading.Lock`` around the calls on a shared one.
     """
 
     def _bodies(
@@ -415,15 +437,33 @@ class TouchTracker(_native.TouchTracker):
 
 _default_sprite_collider: Optional[SpriteCollider] = None
 
+# Calls on the shared default collider take turns behind this lock: a collider serves
+# one call at a time and refuses a second rather than wait. A lock, not a collider per
+# thread (threading.local), because one call already uses the whole machine (the cpu
+# backend runs on every core, the gpu backend has one device queue), so running two at
+# once gains little, while each thread's collider would read and upload every mask
+# again and keep its own copies for as long as the thread lives. An uncontended lock
+# costs well under a microsecond, against a call's milliseconds; a waiting thread
+# releases the GIL, so the call it waits for (which needs the GIL back to finish)
+# finishes. Reentrant, so that Python code a call runs (a sprite's ``rect`` property)
+# calling ``group_collide`` again on the same thread gets the collider's "in use"
+# error instead of hanging.
+_default_lock = threading.RLock()
+
 
 def default_sprite_collider() -> SpriteCollider:
     """The SpriteCollider ``group_collide`` uses when given none: made on first use
     with the backend named by the environment variable ``GPU_COLLIDE_BACKEND``
-    (``auto``, ``gpu`` or ``cpu``; ``auto`` when unset)."""
+    (``auto``, ``gpu`` or ``cpu``; ``auto`` when unset).
+
+    It is shared: :func:`group_collide` and :func:`group_collide_many` take turns on it
+    from any number of threads, but calling its methods directly from several threads
+    at once raises ``RuntimeError`` (see :class:`SpriteCollider`)."""
     global _default_sprite_collider
-    if _default_sprite_collider is None:
-        _default_sprite_collider = SpriteCollider(os.environ.get("GPU_COLLIDE_BACKEND", "auto"))
-    return _default_sprite_collider
+    with _default_lock:
+        if _default_sprite_collider is None:
+            _default_sprite_collider = SpriteCollider(os.environ.get("GPU_COLLIDE_BACKEND", "auto"))
+        return _default_sprite_collider
 
 
 def group_collide(
@@ -446,10 +486,15 @@ def group_collide(
     Masks are cached between calls (by identity, checked against their pixels every
     call, so a mask changed in place is seen); pass ``collider`` to keep a cache and a
     backend of your own, else :func:`default_sprite_collider` is used.
+
+    Safe to call from any number of threads at once: calls on the default collider take
+    turns. A ``collider`` passed in must not be in use by another thread meanwhile
+    (that raises ``RuntimeError``, see :class:`SpriteCollider`).
     """
-    if collider is None:
-        collider = default_sprite_collider()
-    return collider.group_collide(group_a, group_b)
+    if collider is not None:
+        return collider.group_collide(group_a, group_b)
+    with _default_lock:
+        return default_sprite_collider().group_collide(group_a, group_b)
 
 
 def group_collide_many(
@@ -462,10 +507,13 @@ def group_collide_many(
     against enemies, enemies against bullets, ...). At most 32 distinct groups (a group
     paired with itself counts twice). Each dict is exactly what
     ``pygame.sprite.groupcollide(a, b, False, False, pygame.sprite.collide_mask)`` returns.
+    Threads: as :func:`group_collide`.
     """
-    if collider is None:
-        collider = default_sprite_collider()
-    return collider.group_collide_many(list(pairs))
+    if collider is not None:
+        return collider.group_collide_many(list(pairs))
+    requests = list(pairs)
+    with _default_lock:
+        return default_sprite_collider().group_collide_many(requests)
 
 
 def _offset(offset: Any) -> Tuple[int, int]:

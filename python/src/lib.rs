@@ -142,14 +142,17 @@ impl Engine {
     }
 }
 
-/// Locks a pyclass's state, or fails at once if another thread holds it. Waiting would
+/// Locks a pyclass's state, or fails at once if another call holds it. Waiting would
 /// deadlock: the holder releases the GIL during the frame and needs it back to finish,
-/// while the waiter would hold the GIL. A poisoned lock (a panic elsewhere, which should
-/// not happen) is an exception too, not a second panic.
+/// while the waiter would hold the GIL; and a call that re-enters from Python code the
+/// holder runs (a sprite's `rect` property) would wait for itself. A poisoned lock (a
+/// panic elsewhere, which should not happen) is an exception too, not a second panic.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
     mutex.try_lock().map_err(|e| match e {
         TryLockError::WouldBlock => PyRuntimeError::new_err(
-            "this collider is in use by another thread: give each thread its own collider",
+            "this collider is in use by another thread (or by a call on this thread that is \
+             running Python code, such as a sprite's rect property): give each thread its \
+             own collider, or take turns with a threading.Lock",
         ),
         TryLockError::Poisoned(_) => {
             PyRuntimeError::new_err("collider state poisoned by an earlier failure")
