@@ -41,6 +41,13 @@ the GIL while the backend works, so threads with colliders of their own run at t
 same time. A ``TouchTracker``'s calls run whole, one after another, but each compares
 a frame with the one before: share one only between threads that feed it frames in
 order.
+
+The GPU device opens on first use (a ``Collider`` or ``SpriteCollider`` with backend
+``"gpu"`` or ``"auto"``, or ``gpu_adapter()``) and is shared by every collider. Where
+``XDG_RUNTIME_DIR`` is unset or empty, it names an empty private directory while the
+device opens, so that Mesa's Vulkan layer does not make libwayland print ``error:
+XDG_RUNTIME_DIR is invalid or not set``; then it is unset again. A value of the
+user's is left alone.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 
 mod bits;
+mod runtime_dir;
 mod sprites;
 
 use bits::{MaskBits, RawMask};
@@ -47,11 +48,15 @@ pub(crate) fn to_py(error: Error) -> PyErr {
 
 /// The process's one GPU device, opened on first use and shared by every collider, so
 /// that the shaders are compiled once (a software adapter takes seconds for that). An
-/// adapter that failed to open is not retried: the message is kept.
+/// adapter that failed to open is not retried: the message is kept. Without
+/// `XDG_RUNTIME_DIR`, one is provided while the device opens (see [`runtime_dir`]).
 fn gpu_context() -> Result<GpuContext, String> {
     static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
     CONTEXT
-        .get_or_init(|| GpuContext::new().map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            let _runtime_dir = runtime_dir::RuntimeDir::provide();
+            GpuContext::new().map_err(|e| e.to_string())
+        })
         .clone()
 }
 
