@@ -52,6 +52,7 @@ user's is left alone.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import threading
@@ -523,15 +524,31 @@ def group_collide_many(
         return default_sprite_collider().group_collide_many(requests)
 
 
+# Further than any mask reaches (sides are below 2**32), and within the native i64: a
+# coordinate beyond it gives the same 0 when clamped to it.
+_FAR = 1 << 62
+
+
+def _coordinate(value: Any) -> int:
+    """An offset coordinate as pygame reads one, truncated toward zero as ``int()`` does;
+    a NaN or an infinity is "far away" (see :func:`overlap_area`)."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError("offset must be two numbers")
+    if not isinstance(value, numbers.Integral):
+        try:
+            if not math.isfinite(value):
+                return _FAR
+        except OverflowError:  # a finite number beyond float's range (a Fraction)
+            pass
+    return max(-_FAR, min(_FAR, int(value)))
+
+
 def _offset(offset: Any) -> Tuple[int, int]:
-    # pygame takes any two numbers and truncates them toward zero, as int() does.
     try:
         x, y = offset
     except (TypeError, ValueError):
         raise TypeError("offset must be two numbers") from None
-    if not (isinstance(x, numbers.Real) and isinstance(y, numbers.Real)):
-        raise TypeError("offset must be two numbers")
-    return int(x), int(y)
+    return _coordinate(x), _coordinate(y)
 
 
 def overlap_area(mask_a: Any, mask_b: Any, offset: Sequence[float]) -> int:
@@ -541,6 +558,13 @@ def overlap_area(mask_a: Any, mask_b: Any, offset: Sequence[float]) -> int:
     ``mask_b``'s top-left pixel sits on ``mask_a``'s pixel ``offset`` (offsets may be
     negative; non-integers are truncated toward zero, as pygame does). Either mask may
     be a ``pygame.mask.Mask`` or a :class:`Bitmask`. Counted exactly on the CPU, a
-    64-pixel word at a time.
+    64-pixel word at a time. Safe to call from any thread.
+
+    A NaN or infinite coordinate gives 0, as pygame 2.6 answers on x86-64 (its C
+    conversion turns them into -2**31, far off the mask; on other CPUs pygame's answer
+    for NaN follows that CPU's conversion). Where pygame differs: it keeps only the low
+    32 bits of an integer coordinate (2**32 acts as 0) and raises ``TypeError`` for one
+    beyond 64 bits or for a ``numpy.float32``; here every integer means what it says
+    (anything that far gives 0) and any real number is taken.
     """
     return _native.overlap_area(mask_a, mask_b, _offset(offset))
