@@ -20,17 +20,42 @@ one such as lavapipe works, slowly); ``"cpu"`` runs the same stages on all cores
 software adapter runs the same work on the same cores as the cpu backend, only
 slower). ``gpu_adapter()`` names the adapter the gpu backend would use.
 
+Every per-body and per-query argument also takes an empty sequence (``[]``) for an
+empty frame, answered with empty arrays of the usual dtypes and shapes.
+
 Errors are Python exceptions with the library's messages: ``TypeError`` for a wrong
 type or dtype, ``ValueError`` for a wrong shape or a refused value (a non-convex
 polygon, a rotated bitmask), ``IndexError`` for a shape id out of range,
-``RuntimeError`` for a missing adapter or a GPU failure, ``NotImplementedError`` for a
-question a backend does not answer (both answer every question of format 1.1 now).
+``RuntimeError`` for a missing adapter, a GPU failure or a collider already in use.
+Both backends answer every question (pairs, swept pairs, contacts, queries).
+
+Threads: the module-level functions (``group_collide``, ``group_collide_many``,
+``overlap_area``) may be called from any number of threads at once; calls that share
+the hidden default collider take turns. Shapes (``Polygon``, ``Circle``, ``Bitmask``)
+never change and may be shared freely. A ``Collider`` or ``SpriteCollider`` of your
+own may be handed from thread to thread, but serves one call at a time: a call made
+while another thread's call on the same collider is running raises ``RuntimeError``
+("in use by another thread") instead of waiting, and the collider stays usable. Give
+each thread its own, or guard a shared one with a ``threading.Lock``. Calls release
+the GIL while the backend works, so threads with colliders of their own run at the
+same time. A ``TouchTracker``'s calls run whole, one after another, but each compares
+a frame with the one before: share one only between threads that feed it frames in
+order.
+
+The GPU device opens on first use (a ``Collider`` or ``SpriteCollider`` with backend
+``"gpu"`` or ``"auto"``, or ``gpu_adapter()``) and is shared by every collider. Where
+``XDG_RUNTIME_DIR`` is unset or empty, it names an empty private directory while the
+device opens, so that Mesa's Vulkan layer does not make libwayland print ``error:
+XDG_RUNTIME_DIR is invalid or not set``; then it is unset again. A value of the
+user's is left alone.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
+import threading
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -79,10 +104,13 @@ def _bits32(values: Any, name: str, n: int, what: str = "body", field: str = "")
 
 
 def _reals(values: Any, name: str, shape: Tuple[int, ...]) -> np.ndarray:
-    """A float32 array of this shape from any real (not bool) dtype."""
+    """A float32 array of this shape from any real (not bool) dtype; an empty sequence
+    stands for an array of this shape with no element (``[]`` for (0, 2))."""
     array = np.asarray(values)
     if array.dtype.kind not in "fiu" and array.size:
         raise TypeError(f"{name} must be floats or integers, not {array.dtype}")
+    if array.shape == (0,) and 0 in shape:
+        array = array.reshape(shape)
     if array.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, not {array.shape}")
     # A value beyond float32 becomes inf, which the library refuses naming the body.
@@ -173,6 +201,14 @@ class Collider(_native.Collider):
     Call :meth:`find_pairs` every frame with the bodies where they are now (and, for
     fast movers, ``velocities``). :meth:`find_swept_pairs`, :meth:`find_contacts` and
     :meth:`query` answer on both backends.
+
+    Threads: a collider serves one call at a time. It may be made in one thread and used
+    in another, and the GIL is released while the backend works, so other threads run
+    meanwhile; but a call made while another thread's call on the same collider is
+    running raises ``RuntimeError: this collider is in use by another thread`` instead
+    of waiting (the collider is unharmed and the running call finishes). Give each
+    thread its own collider (they share the one GPU device), or hold a
+    ``threading.Lock`` around the calls on a shared one.
     """
 
     def _bodies(
@@ -292,7 +328,7 @@ class Collider(_native.Collider):
             ``Mask.overlap_area``), NaN normal and depth. See :class:`Contacts`.
 
         Raises:
-            As :meth:`find_pairs`; ``NotImplementedError`` on the gpu backend.
+            As :meth:`find_pairs`.
         """
         _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
         pairs, normals, depths, areas = self._find_contacts(*bodies)
@@ -338,7 +374,6 @@ class Collider(_native.Collider):
                 dy: zero length: ...``, ``box 0: min, max: min is greater than max on
                 x (2 > 1)`` or ``point 2: x: inf is not a finite 32-bit number``; or
                 arrays of the wrong shape.
-            NotImplementedError: on the gpu backend.
             Otherwise as :meth:`find_pairs`.
         """
         _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
@@ -410,15 +445,33 @@ class TouchTracker(_native.TouchTracker):
 
 _default_sprite_collider: Optional[SpriteCollider] = None
 
+# Calls on the shared default collider take turns behind this lock: a collider serves
+# one call at a time and refuses a second rather than wait. A lock, not a collider per
+# thread (threading.local), because one call already uses the whole machine (the cpu
+# backend runs on every core, the gpu backend has one device queue), so running two at
+# once gains little, while each thread's collider would read and upload every mask
+# again and keep its own copies for as long as the thread lives. An uncontended lock
+# costs well under a microsecond, against a call's milliseconds; a waiting thread
+# releases the GIL, so the call it waits for (which needs the GIL back to finish)
+# finishes. Reentrant, so that Python code a call runs (a sprite's ``rect`` property)
+# calling ``group_collide`` again on the same thread gets the collider's "in use"
+# error instead of hanging.
+_default_lock = threading.RLock()
+
 
 def default_sprite_collider() -> SpriteCollider:
     """The SpriteCollider ``group_collide`` uses when given none: made on first use
     with the backend named by the environment variable ``GPU_COLLIDE_BACKEND``
-    (``auto``, ``gpu`` or ``cpu``; ``auto`` when unset)."""
+    (``auto``, ``gpu`` or ``cpu``; ``auto`` when unset).
+
+    It is shared: :func:`group_collide` and :func:`group_collide_many` take turns on it
+    from any number of threads, but calling its methods directly from several threads
+    at once raises ``RuntimeError`` (see :class:`SpriteCollider`)."""
     global _default_sprite_collider
-    if _default_sprite_collider is None:
-        _default_sprite_collider = SpriteCollider(os.environ.get("GPU_COLLIDE_BACKEND", "auto"))
-    return _default_sprite_collider
+    with _default_lock:
+        if _default_sprite_collider is None:
+            _default_sprite_collider = SpriteCollider(os.environ.get("GPU_COLLIDE_BACKEND", "auto"))
+        return _default_sprite_collider
 
 
 def group_collide(
@@ -441,10 +494,15 @@ def group_collide(
     Masks are cached between calls (by identity, checked against their pixels every
     call, so a mask changed in place is seen); pass ``collider`` to keep a cache and a
     backend of your own, else :func:`default_sprite_collider` is used.
+
+    Safe to call from any number of threads at once: calls on the default collider take
+    turns. A ``collider`` passed in must not be in use by another thread meanwhile
+    (that raises ``RuntimeError``, see :class:`SpriteCollider`).
     """
-    if collider is None:
-        collider = default_sprite_collider()
-    return collider.group_collide(group_a, group_b)
+    if collider is not None:
+        return collider.group_collide(group_a, group_b)
+    with _default_lock:
+        return default_sprite_collider().group_collide(group_a, group_b)
 
 
 def group_collide_many(
@@ -457,21 +515,40 @@ def group_collide_many(
     against enemies, enemies against bullets, ...). At most 32 distinct groups (a group
     paired with itself counts twice). Each dict is exactly what
     ``pygame.sprite.groupcollide(a, b, False, False, pygame.sprite.collide_mask)`` returns.
+    Threads: as :func:`group_collide`.
     """
-    if collider is None:
-        collider = default_sprite_collider()
-    return collider.group_collide_many(list(pairs))
+    if collider is not None:
+        return collider.group_collide_many(list(pairs))
+    requests = list(pairs)
+    with _default_lock:
+        return default_sprite_collider().group_collide_many(requests)
+
+
+# Further than any mask reaches (sides are below 2**32), and within the native i64: a
+# coordinate beyond it gives the same 0 when clamped to it.
+_FAR = 1 << 62
+
+
+def _coordinate(value: Any) -> int:
+    """An offset coordinate as pygame reads one, truncated toward zero as ``int()`` does;
+    a NaN or an infinity is "far away" (see :func:`overlap_area`)."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError("offset must be two numbers")
+    if not isinstance(value, numbers.Integral):
+        try:
+            if not math.isfinite(value):
+                return _FAR
+        except OverflowError:  # a finite number beyond float's range (a Fraction)
+            pass
+    return max(-_FAR, min(_FAR, int(value)))
 
 
 def _offset(offset: Any) -> Tuple[int, int]:
-    # pygame takes any two numbers and truncates them toward zero, as int() does.
     try:
         x, y = offset
     except (TypeError, ValueError):
         raise TypeError("offset must be two numbers") from None
-    if not (isinstance(x, numbers.Real) and isinstance(y, numbers.Real)):
-        raise TypeError("offset must be two numbers")
-    return int(x), int(y)
+    return _coordinate(x), _coordinate(y)
 
 
 def overlap_area(mask_a: Any, mask_b: Any, offset: Sequence[float]) -> int:
@@ -481,6 +558,13 @@ def overlap_area(mask_a: Any, mask_b: Any, offset: Sequence[float]) -> int:
     ``mask_b``'s top-left pixel sits on ``mask_a``'s pixel ``offset`` (offsets may be
     negative; non-integers are truncated toward zero, as pygame does). Either mask may
     be a ``pygame.mask.Mask`` or a :class:`Bitmask`. Counted exactly on the CPU, a
-    64-pixel word at a time.
+    64-pixel word at a time. Safe to call from any thread.
+
+    A NaN or infinite coordinate gives 0, as pygame 2.6 answers on x86-64 (its C
+    conversion turns them into -2**31, far off the mask; on other CPUs pygame's answer
+    for NaN follows that CPU's conversion). Where pygame differs: it keeps only the low
+    32 bits of an integer coordinate (2**32 acts as 0) and raises ``TypeError`` for one
+    beyond 64 bits or for a ``numpy.float32``; here every integer means what it says
+    (anything that far gives 0) and any real number is taken.
     """
     return _native.overlap_area(mask_a, mask_b, _offset(offset))

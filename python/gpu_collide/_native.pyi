@@ -46,7 +46,8 @@ class Bitmask:
 
 class Collider:
     """The native collider; use ``gpu_collide.Collider``, which adds ``find_pairs``,
-    ``find_swept_pairs``, ``find_contacts`` and ``query`` over these methods."""
+    ``find_swept_pairs``, ``find_contacts`` and ``query`` over these methods.
+    One call at a time: see ``gpu_collide.Collider`` on threads."""
 
     def __init__(self, shapes: Sequence[Union[Polygon, Circle, Bitmask]], backend: str = "auto") -> None:
         """``backend``: "gpu", "cpu", or "auto" (the GPU if a hardware adapter opens,
@@ -120,7 +121,12 @@ class Collider:
 
 class SpriteCollider:
     """pygame's ``groupcollide(..., collide_mask)`` on the library, caching the masks it
-    has seen as shapes from call to call."""
+    has seen as shapes from call to call.
+
+    Threads: one call at a time. A call made while another thread's call on the same
+    SpriteCollider is running raises ``RuntimeError`` ("in use by another thread")
+    instead of waiting; give each thread its own, or take turns with a
+    ``threading.Lock`` (as ``gpu_collide.group_collide`` does for its default one)."""
 
     def __init__(self, backend: str = "auto") -> None: ...
     @property

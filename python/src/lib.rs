@@ -22,6 +22,7 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 
 mod bits;
+mod runtime_dir;
 mod sprites;
 
 use bits::{MaskBits, RawMask};
@@ -47,11 +48,15 @@ pub(crate) fn to_py(error: Error) -> PyErr {
 
 /// The process's one GPU device, opened on first use and shared by every collider, so
 /// that the shaders are compiled once (a software adapter takes seconds for that). An
-/// adapter that failed to open is not retried: the message is kept.
+/// adapter that failed to open is not retried: the message is kept. Without
+/// `XDG_RUNTIME_DIR`, one is provided while the device opens (see [`runtime_dir`]).
 fn gpu_context() -> Result<GpuContext, String> {
     static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
     CONTEXT
-        .get_or_init(|| GpuContext::new().map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            let _runtime_dir = runtime_dir::RuntimeDir::provide();
+            GpuContext::new().map_err(|e| e.to_string())
+        })
         .clone()
 }
 
@@ -142,14 +147,17 @@ impl Engine {
     }
 }
 
-/// Locks a pyclass's state, or fails at once if another thread holds it. Waiting would
+/// Locks a pyclass's state, or fails at once if another call holds it. Waiting would
 /// deadlock: the holder releases the GIL during the frame and needs it back to finish,
-/// while the waiter would hold the GIL. A poisoned lock (a panic elsewhere, which should
-/// not happen) is an exception too, not a second panic.
+/// while the waiter would hold the GIL; and a call that re-enters from Python code the
+/// holder runs (a sprite's `rect` property) would wait for itself. A poisoned lock (a
+/// panic elsewhere, which should not happen) is an exception too, not a second panic.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
     mutex.try_lock().map_err(|e| match e {
         TryLockError::WouldBlock => PyRuntimeError::new_err(
-            "this collider is in use by another thread: give each thread its own collider",
+            "this collider is in use by another thread (or by a call on this thread that is \
+             running Python code, such as a sprite's rect property): give each thread its \
+             own collider, or take turns with a threading.Lock",
         ),
         TryLockError::Poisoned(_) => {
             PyRuntimeError::new_err("collider state poisoned by an earlier failure")

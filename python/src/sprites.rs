@@ -202,6 +202,18 @@ struct SpriteState {
 
 /// pygame's `groupcollide(..., collide_mask)` on the library; keeps the masks it has seen
 /// as uploaded shapes from call to call.
+///
+/// `SpriteCollider(backend="auto")`: `backend` is `"gpu"`, `"cpu"` or `"auto"` (the GPU
+/// if a hardware adapter opens, else the CPU).
+///
+/// Threads: a SpriteCollider serves one call at a time. It may be made in one thread and
+/// used in another, and the GIL is released while the backend works; but a call made
+/// while another thread's call on the same SpriteCollider is running raises
+/// `RuntimeError: this collider is in use by another thread` instead of waiting (the
+/// running call finishes, the cache is unharmed). Give each thread its own, or hold a
+/// `threading.Lock` around the calls on a shared one. The module's `group_collide` and
+/// `group_collide_many` do the latter for their shared default collider, so they may be
+/// called from any thread.
 #[pyclass(module = "gpu_collide._native")]
 pub struct SpriteCollider {
     state: Mutex<SpriteState>,

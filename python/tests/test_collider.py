@@ -243,3 +243,59 @@ def test_a_collider_busy_in_another_thread_raises_instead_of_deadlocking():
         thread.join(timeout=60)
     assert not thread.is_alive()
     assert errors and "in use by another thread" in str(errors[0])
+
+
+def test_empty_sequences_are_an_empty_frame_at_every_entry_point(backend):
+    collider = Collider([Circle(1.0), Polygon([(-1, -1), (1, -1), (1, 1), (-1, 1)])], backend=backend)
+
+    def check(array, dtype, shape):
+        assert isinstance(array, np.ndarray) and array.dtype == dtype and array.shape == shape
+
+    # Plain lists, tuples and numpy's float64 empty array, for every per-body argument.
+    for empty in ([], (), np.array([])):
+        check(collider.find_pairs(empty, empty), np.uint32, (0, 2))
+        everything = dict(angles=empty, layers=empty, masks=empty)
+        check(collider.find_pairs(empty, empty, velocities=empty, **everything), np.uint32, (0, 2))
+        pairs, toi = collider.find_swept_pairs(empty, empty, empty, **everything)
+        check(pairs, np.uint32, (0, 2))
+        check(toi, np.float32, (0,))
+        pairs, normals, depths, areas = collider.find_contacts(empty, empty, **everything)
+        check(pairs, np.uint32, (0, 2))
+        check(normals, np.float32, (0, 2))
+        check(depths, np.float32, (0,))
+        check(areas, np.int64, (0,))
+        queries = dict(rays=empty, ray_masks=empty, points=empty, point_masks=empty, boxes=empty, box_masks=empty)
+        answers = collider.query(empty, empty, **everything, **queries)
+        check(answers.ray_body, np.int64, (0,))
+        check(answers.ray_t, np.float32, (0,))
+        check(answers.ray_normal, np.float32, (0, 2))
+        for offsets, bodies in [(answers.point_offsets, answers.point_bodies), (answers.box_offsets, answers.box_bodies)]:
+            check(offsets, np.int64, (1,))
+            assert offsets.tolist() == [0]
+            check(bodies, np.uint32, (0,))
+        # No bodies, some queries: every query meets nothing.
+        answers = collider.query(empty, empty, rays=[[0, 0, 1, 0]], points=[[0, 0]], boxes=[[0, 0, 1, 1]])
+        assert answers.ray_body.tolist() == [-1] and np.isnan(answers.ray_t).all()
+        assert answers.point_offsets.tolist() == [0, 0] and answers.box_offsets.tolist() == [0, 0]
+        # Some bodies, no queries.
+        answers = collider.query([0], [[0, 0]], rays=empty, points=empty, boxes=empty)
+        check(answers.ray_body, np.int64, (0,))
+        check(answers.ray_normal, np.float32, (0, 2))
+        assert answers.point_offsets.tolist() == [0] and answers.box_offsets.tolist() == [0]
+        ended, began = gpu_collide.TouchTracker().update(empty, empty)
+        check(ended, np.uint64, (0, 2))
+        check(began, np.uint64, (0, 2))
+    # An empty sequence is empty only where no body is expected.
+    with pytest.raises(ValueError, match=r"positions must have shape \(2, 2\), not \(0,\)"):
+        collider.find_pairs([0, 1], [])
+    with pytest.raises(ValueError, match=r"velocities must have shape \(1, 2\), not \(0,\)"):
+        collider.find_swept_pairs([0], [[0, 0]], [])
+    with pytest.raises(ValueError, match=r"angles must have shape \(1,\), not \(0,\)"):
+        collider.find_contacts([0], [[0, 0]], angles=[])
+
+
+def test_empty_groups_are_an_empty_answer():
+    collider = gpu_collide.SpriteCollider("cpu")
+    assert gpu_collide.group_collide([], [], collider=collider) == {}
+    assert gpu_collide.group_collide_many([], collider=collider) == []
+    assert gpu_collide.group_collide_many([([], []), ((), [])], collider=collider) == [{}, {}]

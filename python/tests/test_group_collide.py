@@ -6,6 +6,7 @@ promises the same order, not only the same sets.
 """
 
 import random
+import threading
 
 import numpy as np
 import pygame
@@ -262,3 +263,51 @@ def test_masks_larger_than_the_library_takes_are_cut_into_tiles(backend):
     assert all(s in dict(expected)[t] for s, t in zip(straddling, terrain))
     assert ours(terrain, sprites, collider) == expected
     assert ours(sprites, terrain, collider) == pygame_answer(sprites, terrain)
+
+
+def test_module_functions_from_many_threads_at_once_agree_with_one_thread(backend, monkeypatch):
+    # group_collide and group_collide_many share a hidden default collider; threads that
+    # call them at the same time (each call releases the GIL) must each get the answer,
+    # never "in use by another thread". The default collider is made by a racing thread.
+    monkeypatch.setenv("GPU_COLLIDE_BACKEND", backend)
+    monkeypatch.setattr(gpu_collide, "_default_sprite_collider", None)
+    rng = random.Random(31)
+    masks = random_masks(rng)
+    a, b, c = pygame.sprite.Group(), pygame.sprite.Group(), pygame.sprite.Group()
+    for k in range(900):
+        Sprite(rng.choice(masks), rng.randint(-150, 150), rng.randint(-150, 150), [(a, b, c)[k % 3]])
+    expected = pygame_answer(a, b)
+    expected_many = [pygame_answer(a, b), pygame_answer(c, a), pygame_answer(b, b)]
+    assert expected and all(expected_many)
+    mask_a, mask_b = masks[3], masks[4]
+    expected_area = mask_a.overlap_area(mask_b, (10, 3))
+    assert expected_area > 0
+    threads, calls = 6, 12
+    barrier = threading.Barrier(threads)
+    failures, answered = [], []
+
+    def work(k):
+        try:
+            barrier.wait(timeout=60)
+            for i in range(calls):
+                if (i + k) % 4 == 0:
+                    got = [list(d.items()) for d in gpu_collide.group_collide_many([(a, b), (c, a), (b, b)])]
+                    ok = got == expected_many
+                else:
+                    ok = list(gpu_collide.group_collide(a, b).items()) == expected
+                ok = ok and gpu_collide.overlap_area(mask_a, mask_b, (10, 3)) == expected_area
+                if not ok:
+                    failures.append(f"thread {k}, call {i}: a different answer")
+                answered.append(k)
+        except Exception as error:  # noqa: BLE001 - any failure in a thread is the test's
+            failures.append(f"thread {k}: {error!r}")
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    assert not any(worker.is_alive() for worker in workers)
+    assert failures == []
+    assert len(answered) == threads * calls
+    assert gpu_collide.default_sprite_collider().backend == backend

@@ -5,6 +5,8 @@ masks into; offsets run over every value from fully left/above to fully right/be
 an off-by-one at any word or mask edge changes some count.
 """
 
+import fractions
+import platform
 import random
 
 import numpy as np
@@ -63,6 +65,31 @@ def test_offsets_are_truncated_like_pygame():
     a = pygame.mask.Mask((5, 5), fill=True)
     for offset in [(1.7, 1.2), (-1.5, 0), [2, 3], pygame.math.Vector2(1, 1), (np.int64(2), 0)]:
         assert gpu_collide.overlap_area(a, a, offset) == a.overlap_area(a, offset)
+
+
+def test_nan_and_infinite_offsets_overlap_nothing_as_in_pygame():
+    a = pygame.mask.Mask((5, 5), fill=True)
+    b = gpu_collide.Bitmask(np.ones((5, 5), dtype=bool))
+    nan, inf = float("nan"), float("inf")
+    offsets = [(nan, 0), (0, nan), (nan, nan), (inf, 0), (-inf, 0), (0, -inf), (np.float64(nan), 1), (1e300, 0)]
+    for offset in offsets:
+        # pygame 2.6 on x86-64 answers 0 (the docstring says why, and where it may not).
+        if platform.machine().lower() in ("x86_64", "amd64"):
+            assert a.overlap_area(a, offset) == 0, offset
+        assert gpu_collide.overlap_area(a, a, offset) == 0, offset
+        assert gpu_collide.overlap_area(b, a, offset) == 0, offset
+    assert gpu_collide.overlap_area(a, a, (np.float32(nan), 0)) == 0
+    # Finite offsets next to them still count.
+    assert gpu_collide.overlap_area(a, a, (1.5, -1e-300)) == 20 == a.overlap_area(a, (1.5, -1e-300))
+
+
+def test_offsets_beyond_32_bits_mean_what_they_say():
+    a = pygame.mask.Mask((5, 5), fill=True)
+    huge = fractions.Fraction(10**400, 3)
+    for offset in [(2**32, 0), (0, -(2**32) + 1), (2**31, 0), (2**70, 0), (0, -(2**80)), (2**62 + 1, 0), (huge, 0), (0, -huge)]:
+        assert gpu_collide.overlap_area(a, a, offset) == 0, offset
+    # pygame 2.6.1 keeps the low 32 bits: 2**32 + 1 acts as 1 there.
+    assert a.overlap_area(a, (2**32 + 1, 0)) == 20
 
 
 def test_empty_and_zero_sized_masks_overlap_nothing():
