@@ -16,7 +16,7 @@ use crate::support::gpu;
 /// The contacts of the cpu backend, which must equal the reference's, after checking
 /// that their pairs are `find_pairs`'s and every contact against the oracle; and the gpu
 /// backend's, checked by [`check_gpu`], where there is an adapter.
-fn contacts(what: &str, text: &str) -> Vec<Contact> {
+pub(crate) fn contacts(what: &str, text: &str) -> Vec<Contact> {
     let found = cpu_contacts(what, text);
     if let Some(context) = gpu() {
         check_gpu(&context, what, text, &found);

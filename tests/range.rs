@@ -1,7 +1,8 @@
 //! Exactness over the whole documented range: bodies anywhere within ±16384, shapes from
 //! a twentieth of a unit to 1024 across, displacements from a hundredth of a unit to the
-//! world's full span, for every kind pair of a sweep and every kind of query, each held to
-//! the f64 oracle on both backends (`swept::check`, `queries::answers`).
+//! world's full span, for every kind pair of a sweep, of a contact and every kind of
+//! query, each held to the f64 oracle on both backends (`swept::check`,
+//! `contacts::contacts`, `queries::answers`).
 //!
 //! The generators here aim: a moving body is sent past another so that their paths come
 //! closest at a chosen time and at a chosen fraction of their summed sizes, head-on,
@@ -22,6 +23,7 @@ use serde_json::{json, Value};
 
 use gpu_collide::Scene;
 
+use crate::contacts::contacts;
 use crate::queries::answers;
 use crate::swept::check;
 
@@ -321,5 +323,44 @@ fn queries_of_every_kind_are_exact_across_the_range() {
         listed * 5 >= asked * 2,
         "only {listed} of {} points and boxes found a body",
         2 * asked
+    );
+}
+
+/// Pairs of every kind pair placed anywhere in the range, from deep overlap to just
+/// apart, their contacts on both backends against the oracle.
+#[test]
+fn contacts_of_every_kind_pair_are_exact_across_the_range() {
+    let kinds = [Kind::Polygon, Kind::Circle, Kind::Bitmask];
+    let mut touching = 0;
+    for seed in seeds(3) {
+        let mut rng = Pcg64::seed_from_u64(1000 + seed);
+        let (mut shapes, mut bodies) = (Vec::new(), Vec::new());
+        while bodies.len() < 120 {
+            let (a, b) = (kinds[rng.random_range(0..3)], kinds[rng.random_range(0..3)]);
+            let (ma, mb) = (make_shape(&mut rng, a), make_shape(&mut rng, b));
+            let ca = [
+                rng.random_range(-RANGE..RANGE),
+                rng.random_range(-RANGE..RANGE),
+            ];
+            let [x, y] = direction(&mut rng);
+            let apart = (ma.radius + mb.radius) * rng.random_range(0.0..1.05);
+            let cb = [ca[0] + x * apart, ca[1] + y * apart];
+            let group = 1u32 << (bodies.len() / 2 % 32);
+            let k = shapes.len();
+            let (Some(body_a), Some(body_b)) = (
+                body(k, &ma, ca, [0.0, 0.0], group, &mut rng),
+                body(k + 1, &mb, cb, [0.0, 0.0], group, &mut rng),
+            ) else {
+                continue;
+            };
+            shapes.extend([ma.shape, mb.shape]);
+            bodies.extend([body_a, body_b]);
+        }
+        let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
+        touching += contacts(&format!("contacts across the range, seed {seed}"), &text).len();
+    }
+    assert!(
+        touching >= 60,
+        "only {touching} contacts in 180 placed pairs"
     );
 }
