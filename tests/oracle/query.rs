@@ -366,15 +366,17 @@ impl QueryOracle {
             }
         }
         // The reported point must be on (or within the band of) the body, and not well
-        // before the body is first touched.
+        // before the ray first comes within the band of it: a point within the band of a
+        // boundary may count as a hit, so a grazing ray (which runs along the boundary
+        // for a while) may be entered anywhere there.
         let d = self.along(k, start, delta, hit.t);
         if d > BAND + SLACK {
             return Some(format!("the point at t {} is {d} from body {k}", hit.t));
         }
-        if let Some(touch) = self.first_within(k, start, delta, 0.0) {
+        if let Some(touch) = self.first_within(k, start, delta, BAND) {
             if hit.t < touch - t_slack {
                 return Some(format!(
-                    "t {} is before body {k} is touched at {touch}",
+                    "t {} is before body {k} comes within the band at {touch}",
                     hit.t
                 ));
             }
