@@ -325,9 +325,12 @@ impl GpuCollider {
         let count = body_count(bodies)?;
         let packed = pack(batch);
         let queries = u32::try_from(packed.len()).map_err(|_| Error::TooLarge {
-            what: "the query count",
+            what: format!("numbering a batch of {} queries", packed.len()),
             needed: packed.len() as u64,
             limit: u32::MAX as u64,
+            unit: "query indices",
+            allowed: "the kernels allow",
+            hint: "split the batch".into(),
         })?;
         self.grow_bodies(count)?;
         self.upload_query_bodies(bodies);
