@@ -19,6 +19,7 @@ mod own_device;
 mod pending_frames;
 mod properties;
 mod queries;
+mod query_slices;
 mod record;
 mod reserve;
 mod scene_errors;

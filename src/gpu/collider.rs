@@ -102,6 +102,8 @@ pub struct GpuCollider {
     pub(crate) contact: ContactState,
     /// The queries' buffers, made by the first batch (`super::query`).
     pub(crate) query_buffers: Option<QueryBuffers>,
+    /// The most queries a slice of a batch holds (`GpuCollider::set_query_slice`).
+    pub(crate) query_slice: Option<std::num::NonZeroU32>,
     /// Whether a pair of the library's shapes may take more than one chunk to test
     /// (`crate::cpu::narrow::has_long_tests`): where none can, frames skip the kernels
     /// of long tests.
@@ -277,6 +279,7 @@ impl GpuCollider {
                 recordings: Recordings::default(),
                 contact: ContactState::default(),
                 query_buffers: None,
+                query_slice: None,
                 long_tests,
                 warm: false,
             })
