@@ -142,17 +142,26 @@ pub enum Error {
         /// What the device has.
         has: u64,
     },
-    /// The scene needs more than the device can hold in one buffer or dispatch.
-    #[error(
-        "scene too large for this device: {what} needs {needed}, the device allows at most {limit}"
-    )]
+    /// Something a frame or a query batch needs is larger than the device allows in one
+    /// buffer (or than the kernels can number), and the work cannot be split any
+    /// further: nothing was computed. Displays as `too large for the gpu backend: the
+    /// bodies' grid cells for 10000000 bodies would need 240000000 bytes, and this device
+    /// allows a storage buffer of at most 134217728 bytes; ...`, the hint last.
+    #[error("too large for the gpu backend: {what} would need {needed} {unit}, and {allowed} at most {limit} {unit}{}", hint_suffix(.hint))]
     TooLarge {
-        /// What would not fit.
-        what: &'static str,
-        /// How much was needed (bytes, or workgroups).
+        /// What would not fit, and for how many items, e.g. `the bodies' grid cells for
+        /// 10000000 bodies`.
+        what: String,
+        /// How much it would need, in `unit`.
         needed: u64,
-        /// The device's limit.
+        /// The most allowed, in `unit`.
         limit: u64,
+        /// The unit of `needed` and `limit`: `bytes`, or `body indices`.
+        unit: &'static str,
+        /// Whose limit it is and on what, e.g. `this device allows a storage buffer of`.
+        allowed: &'static str,
+        /// What the caller can do about it (a smaller batch, the cpu backend); may be empty.
+        hint: String,
     },
     /// The bodies' boxes overlap in more pairs than the collider's limit allows, so the
     /// frame was refused before its memory could grow without bound (a dense pile of
@@ -199,4 +208,33 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+}
+
+/// `; hint`, or nothing for an empty hint.
+fn hint_suffix(hint: &str) -> String {
+    if hint.is_empty() {
+        String::new()
+    } else {
+        format!("; {hint}")
+    }
+}
+
+impl Error {
+    /// [`Error::TooLarge`] for a storage buffer: `what` would need `needed` bytes, and
+    /// this device binds at most `limit` bytes of storage at once.
+    pub(crate) fn buffer_too_large(
+        what: impl Into<String>,
+        needed: u64,
+        limit: u64,
+        hint: impl Into<String>,
+    ) -> Self {
+        Error::TooLarge {
+            what: what.into(),
+            needed,
+            limit,
+            unit: "bytes",
+            allowed: "this device allows a storage buffer of",
+            hint: hint.into(),
+        }
+    }
 }

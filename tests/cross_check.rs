@@ -505,6 +505,13 @@ fn a_scene_too_large_for_the_device_is_a_clear_error() {
         "{message}"
     );
     assert!(message.contains("too large"), "{message}");
+    // What does not fit, its bytes, the device's limit and what to do instead.
+    assert!(
+        message.contains("for 100000 bodies would need 2400000 bytes")
+            && message.contains("a storage buffer of at most 1048576 bytes")
+            && message.contains("use the cpu backend"),
+        "{message}"
+    );
 }
 
 /// A scene built to stress the corners of the problem: a pile of bodies on one point,

@@ -19,6 +19,7 @@ mod own_device;
 mod pending_frames;
 mod properties;
 mod queries;
+mod query_slices;
 mod range;
 mod record;
 mod reserve;

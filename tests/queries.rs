@@ -66,20 +66,35 @@ fn check_gpu(
         wrong.len(),
         &wrong[..wrong.len().min(5)]
     );
+    let (differing, _) = differing(what, &scene.queries, &found, cpu);
+    // The oracle accepted every answer; differing ones are grazing cases, and few.
+    let total = found.rays.len() + found.points.len() + found.boxes.len();
+    let differing = differing.rays.len() + differing.points.len() + differing.boxes.len();
+    assert!(
+        differing * 100 <= total,
+        "{what}: gpu and cpu differ on {differing} of {total} queries"
+    );
+    Some(found)
+}
+
+/// Compares the gpu's answers to `batch` with the cpu's, query by query: rays that both
+/// answer with the same body must agree on `t` within the spec's tolerance, and lists
+/// must be ascending. Gives the queries whose answers differ (the body a ray meets, a
+/// list), and the gpu's answers to them, for the oracle to judge.
+pub(crate) fn differing(
+    what: &str,
+    batch: &QueryBatch,
+    gpu: &QueryAnswers,
+    cpu: &QueryAnswers,
+) -> (QueryBatch, QueryAnswers) {
     assert_eq!(
-        (found.rays.len(), found.points.len(), found.boxes.len()),
+        (gpu.rays.len(), gpu.points.len(), gpu.boxes.len()),
         (cpu.rays.len(), cpu.points.len(), cpu.boxes.len()),
         "{what}"
     );
-    let mut differing = 0;
-    for (k, ((ray, g), c)) in scene
-        .queries
-        .rays
-        .iter()
-        .zip(&found.rays)
-        .zip(&cpu.rays)
-        .enumerate()
-    {
+    let mut queries = QueryBatch::default();
+    let mut answers = QueryAnswers::default();
+    for (k, ((ray, g), c)) in batch.rays.iter().zip(&gpu.rays).zip(&cpu.rays).enumerate() {
         if let (Some(g), Some(c)) = (g, c) {
             if g.body == c.body {
                 let tolerance = 0.01 / ray.delta.length() + 1e-5;
@@ -89,27 +104,34 @@ fn check_gpu(
                 );
             }
         }
-        differing += usize::from(g.map(|h| h.body) != c.map(|h| h.body));
+        if g.map(|h| h.body) != c.map(|h| h.body) {
+            queries.rays.push(*ray);
+            answers.rays.push(*g);
+        }
     }
-    let lists = found.points.iter().chain(&found.boxes);
-    for (g, c) in lists.zip(cpu.points.iter().chain(&cpu.boxes)) {
+    for (k, (g, c)) in gpu.points.iter().zip(&cpu.points).enumerate() {
+        if g != c {
+            queries.points.push(batch.points[k]);
+            answers.points.push(g.clone());
+        }
+    }
+    for (k, (g, c)) in gpu.boxes.iter().zip(&cpu.boxes).enumerate() {
+        if g != c {
+            queries.boxes.push(batch.boxes[k]);
+            answers.boxes.push(g.clone());
+        }
+    }
+    for g in gpu.points.iter().chain(&gpu.boxes) {
         assert!(
             g.windows(2).all(|w| w[0] < w[1]),
             "{what}: {g:?} not ascending"
         );
-        differing += usize::from(g != c);
     }
-    // The oracle accepted every answer; differing ones are grazing cases, and few.
-    let total = found.rays.len() + found.points.len() + found.boxes.len();
-    assert!(
-        differing * 100 <= total,
-        "{what}: gpu and cpu differ on {differing} of {total} queries"
-    );
-    Some(found)
+    (queries, answers)
 }
 
 /// What the oracle finds wrong with the answers.
-fn problems(scene: &Scene, found: &QueryAnswers) -> Vec<String> {
+pub(crate) fn problems(scene: &Scene, found: &QueryAnswers) -> Vec<String> {
     let value: Value = serde_json::from_str(&scene.to_json()).expect("JSON");
     let oracle = QueryOracle::new(&value);
     let q = &scene.queries;
@@ -367,7 +389,7 @@ fn points_on_edges_and_degenerate_boxes() {
 /// A random batch over the scene's area: rays of length 1 to 60 (some very short,
 /// some starting inside bodies), points, and boxes from a point to 30 across; a third
 /// of the queries masked.
-fn random_batch(scene: &Scene, count: usize, seed: u64) -> QueryBatch {
+pub(crate) fn random_batch(scene: &Scene, count: usize, seed: u64) -> QueryBatch {
     let (lo, hi) = scene.bodies.iter().fold(
         (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
         |(lo, hi), b| (lo.min(b.position), hi.max(b.position)),

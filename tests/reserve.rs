@@ -151,9 +151,12 @@ fn counts_past_a_backend_are_refused_and_the_collider_still_works() {
             what,
             needed,
             limit,
+            unit,
+            ..
         }) => {
-            assert_eq!(what, "the body count");
+            assert_eq!(what, format!("numbering a frame of {past} bodies"));
             assert_eq!((needed, limit), (past as u64, MAX_BODIES as u64));
+            assert_eq!(unit, "body indices");
         }
         other => panic!("{past} bodies reserved on the gpu: {other:?}"),
     }

@@ -218,22 +218,99 @@ pub(crate) fn grown(count: u32) -> u32 {
     count.checked_next_power_of_two().unwrap_or(u32::MAX)
 }
 
-/// Fails when a buffer of `size` bytes cannot be bound as storage on this device.
-pub(crate) fn check_binding(
-    device: &wgpu::Device,
-    what: &'static str,
-    size: u64,
-) -> Result<(), Error> {
+/// The bytes of each buffer that holds something for every body, for a capacity of
+/// `bodies`: each is one storage binding, so together they bound the bodies a frame may
+/// have on a device ([`BodyLists::largest`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BodyLists {
+    pub(crate) transforms: u64,
+    pub(crate) infos: u64,
+    pub(crate) aabbs: u64,
+    pub(crate) body_cells: u64,
+    /// The grid's table, sized for the query grid's, twice the pairs'
+    /// (`query_bucket_count` says why): a word a bucket and a word a block of them
+    /// (`bucket_start` in grid.wgsl).
+    pub(crate) buckets: u64,
+    /// A body's index each (shaders/broad.wgsl says why no more).
+    pub(crate) grid_entries: u64,
+    /// The summary, then a placement a body (two words, `placement_word` in grid.wgsl),
+    /// the list of seekers (a body each at most) and the box keys (`box_key_word`, a
+    /// body each up to `BOX_KEY_BODIES`).
+    pub(crate) grid_info: u64,
+    pub(crate) velocities: u64,
+}
+
+impl BodyLists {
+    pub(crate) fn new(bodies: u32) -> Self {
+        let items = |item: usize| bodies as u64 * item as u64;
+        let words = size_of::<u32>() as u64;
+        BodyLists {
+            transforms: items(size_of::<BodyTransform>()),
+            infos: items(size_of::<BodyInfo>()),
+            aabbs: items(size_of::<Aabb>()),
+            body_cells: items(size_of::<BodyCell>()),
+            buckets: table_words(query_bucket_count(bodies as usize)) as u64 * words,
+            grid_entries: items(size_of::<u32>()),
+            grid_info: size_of::<GridInfo>() as u64
+                + 3 * items(size_of::<u32>())
+                + bodies.min(BOX_KEY_BODIES) as u64 * words,
+            velocities: items(size_of::<[f32; 2]>()),
+        }
+    }
+
+    /// The most bodies whose every list fits `limit` bytes.
+    pub(crate) fn most_bodies(limit: u64) -> u32 {
+        // The lists grow with the bodies: the largest count that fits, by bisection.
+        let (mut fits, mut fails) = (0u32, u32::MAX);
+        while fails - fits > 1 {
+            let mid = fits + (fails - fits) / 2;
+            if BodyLists::new(mid).largest().1 <= limit {
+                fits = mid;
+            } else {
+                fails = mid;
+            }
+        }
+        fits
+    }
+
+    /// The largest of the lists, named as a person would: what must fit one binding.
+    pub(crate) fn largest(&self) -> (&'static str, u64) {
+        [
+            ("the bodies' transforms", self.transforms),
+            ("the bodies' infos", self.infos),
+            ("the bodies' boxes", self.aabbs),
+            ("the bodies' grid cells", self.body_cells),
+            ("the grid's hash table", self.buckets),
+            ("the grid's entries", self.grid_entries),
+            ("the grid's placements and lists", self.grid_info),
+            ("the bodies' velocities", self.velocities),
+        ]
+        .into_iter()
+        .max_by_key(|&(_, bytes)| bytes)
+        .unwrap_or(("the bodies' transforms", self.transforms))
+    }
+}
+
+/// The most bytes one storage buffer of this device may hold and be bound whole.
+pub(crate) fn binding_limit(device: &wgpu::Device) -> u64 {
     let limits = device.limits();
-    let limit = limits
+    limits
         .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
+        .min(limits.max_buffer_size)
+}
+
+/// Fails when a buffer of `size` bytes cannot be bound as storage on this device, naming
+/// it by `label`. The callers size their buffers within the limit beforehand and name
+/// what overflowed with its count; this is the last guard.
+pub(crate) fn check_binding(device: &wgpu::Device, label: &str, size: u64) -> Result<(), Error> {
+    let limit = binding_limit(device);
     if size > limit {
-        return Err(Error::TooLarge {
-            what,
-            needed: size,
+        return Err(Error::buffer_too_large(
+            format!("the `{label}` buffer"),
+            size,
             limit,
-        });
+            "",
+        ));
     }
     Ok(())
 }
@@ -255,6 +332,7 @@ impl Buffers {
         let items = |n: u32, item: usize| n as u64 * item as u64;
         let pair_bytes = items(capacity.pairs, size_of::<Pair>());
         let toi_bytes = items(capacity.pairs, size_of::<f32>());
+        let body_lists = BodyLists::new(capacity.bodies);
         Ok(Buffers {
             params: make(
                 "params",
@@ -264,19 +342,11 @@ impl Buffers {
             library,
             transforms: make(
                 "transforms",
-                items(capacity.bodies, size_of::<BodyTransform>()),
+                body_lists.transforms,
                 U::STORAGE | U::COPY_DST,
             )?,
-            infos: make(
-                "body infos",
-                items(capacity.bodies, size_of::<BodyInfo>()),
-                U::STORAGE | U::COPY_DST,
-            )?,
-            aabbs: make(
-                "aabbs",
-                items(capacity.bodies, size_of::<Aabb>()),
-                U::STORAGE,
-            )?,
+            infos: make("body infos", body_lists.infos, U::STORAGE | U::COPY_DST)?,
+            aabbs: make("aabbs", body_lists.aabbs, U::STORAGE)?,
             candidates: make(
                 "candidates",
                 items(capacity.candidates, size_of::<Pair>()),
@@ -293,35 +363,20 @@ impl Buffers {
                 U::STORAGE | U::COPY_SRC | U::COPY_DST,
             )?,
             pairs: make("pairs", pair_bytes, U::STORAGE | U::COPY_SRC)?,
-            body_cells: make(
-                "body cells",
-                items(capacity.bodies, size_of::<BodyCell>()),
-                U::STORAGE,
-            )?,
-            // For the query grid's table, twice the pairs' (query_bucket_count says why):
-            // a word a bucket and a word a block of them (bucket_start in grid.wgsl).
+            body_cells: make("body cells", body_lists.body_cells, U::STORAGE)?,
             buckets: make(
                 "buckets",
-                items(
-                    table_words(query_bucket_count(capacity.bodies as usize)),
-                    size_of::<u32>(),
-                ),
+                body_lists.buckets,
                 U::STORAGE | U::COPY_DST | U::COPY_SRC,
             )?,
-            // A body's index each (shaders/broad.wgsl says why no more).
             grid_entries: make(
                 "grid entries",
-                items(capacity.bodies, size_of::<u32>()),
+                body_lists.grid_entries,
                 U::STORAGE | U::COPY_SRC,
             )?,
-            // The summary, then a placement a body (two words, placement_word in
-            // grid.wgsl), the list of seekers (a body each at most) and the box keys
-            // (box_key_word, a body each up to BOX_KEY_BODIES).
             grid_info: make(
                 "grid info",
-                size_of::<GridInfo>() as u64
-                    + 3 * items(capacity.bodies, size_of::<u32>())
-                    + items(capacity.bodies.min(BOX_KEY_BODIES), size_of::<u32>()),
+                body_lists.grid_info,
                 U::STORAGE | U::COPY_DST | U::COPY_SRC,
             )?,
             deferred: make(
@@ -348,7 +403,7 @@ impl Buffers {
             )?,
             velocities: make(
                 "velocities",
-                items(capacity.bodies, size_of::<[f32; 2]>()),
+                body_lists.velocities,
                 U::STORAGE | U::COPY_DST,
             )?,
             tois: make("tois", toi_bytes, U::STORAGE | U::COPY_SRC)?,
@@ -432,4 +487,28 @@ pub(crate) fn make_buffer(
         usage: usage | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bodies_a_binding_holds_are_bounded_by_their_grid_cells() {
+        // Lavapipe's and WebGPU's default 128 MiB: 24 bytes a body's grid cell.
+        let limit = 1 << 27;
+        let most = BodyLists::most_bodies(limit);
+        assert_eq!(most, (limit / size_of::<BodyCell>() as u64) as u32);
+        assert_eq!(
+            BodyLists::new(most).largest(),
+            ("the bodies' grid cells", most as u64 * 24)
+        );
+        assert!(BodyLists::new(most + 1).largest().1 > limit);
+        // Small limits, where the grid's table of at least 1024 buckets is the largest.
+        for limit in [1 << 14, 1 << 20, 1 << 30] {
+            let most = BodyLists::most_bodies(limit);
+            assert!(BodyLists::new(most).largest().1 <= limit, "{limit}");
+            assert!(BodyLists::new(most + 1).largest().1 > limit, "{limit}");
+        }
+    }
 }

@@ -17,7 +17,7 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
-use super::buffers::{check_binding, grown, Buffers, Capacity, WalkCopies};
+use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, WalkCopies};
 use super::contact::{ContactState, GpuContact};
 use super::narrow::NarrowFrame;
 use super::pending::Frames;
@@ -102,6 +102,8 @@ pub struct GpuCollider {
     pub(crate) contact: ContactState,
     /// The queries' buffers, made by the first batch (`super::query`).
     pub(crate) query_buffers: Option<QueryBuffers>,
+    /// The most queries a slice of a batch holds (`GpuCollider::set_query_slice`).
+    pub(crate) query_slice: Option<std::num::NonZeroU32>,
     /// Whether a pair of the library's shapes may take more than one chunk to test
     /// (`crate::cpu::narrow::has_long_tests`): where none can, frames skip the kernels
     /// of long tests.
@@ -211,7 +213,23 @@ impl GpuCollider {
             words.extend_from_slice(&library.bitmask_words);
             // A runtime-sized array needs at least one element.
             words.push(0);
-            check_binding(device, "shape library", words.len() as u64 * 4)?;
+            let limit = binding_limit(device);
+            if words.len() as u64 * 4 > limit {
+                return Err(Error::buffer_too_large(
+                    format!(
+                        "the shape library ({} shapes, {} polygon vertices, {} words of \
+                         bitmasks)",
+                        library.shapes.len(),
+                        library.polygon_vertices.len(),
+                        library.bitmask_words.len()
+                    ),
+                    words.len() as u64 * 4,
+                    limit,
+                    "every kernel reads the library from one buffer: a library of fewer \
+                     or smaller shapes (bitmasks take 4 bytes a 32 pixels) fits, or use the \
+                     cpu backend",
+                ));
+            }
             let library_binding = context.library_binding(words.len() as u64 * 4);
             let usage = match library_binding {
                 LibraryBinding::Storage => wgpu::BufferUsages::STORAGE,
@@ -261,6 +279,7 @@ impl GpuCollider {
                 recordings: Recordings::default(),
                 contact: ContactState::default(),
                 query_buffers: None,
+                query_slice: None,
                 long_tests,
                 warm: false,
             })
@@ -679,12 +698,10 @@ impl GpuCollider {
         );
         bucket_count
     }
+
     /// The most items of `item_bytes` bytes one storage binding of this device holds.
-    fn binding_items(&self, item_bytes: usize) -> u32 {
-        let limits = self.context.device.limits();
-        let bytes = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
+    pub(crate) fn binding_items(&self, item_bytes: usize) -> u32 {
+        let bytes = binding_limit(&self.context.device);
         (bytes / item_bytes as u64).min(u32::MAX as u64) as u32
     }
 
@@ -702,13 +719,38 @@ impl GpuCollider {
     /// the 200-odd bytes a body costs in the grid's buffers): most scenes' first frame
     /// then fits, so a one-shot `pairs` on a large file runs once, and a frame recorded
     /// into the caller's encoder (which cannot run again) is whole from the start. A
-    /// scene with more grows after its first frame as before.
+    /// scene with more grows after its first frame as before. The body buffers grow to
+    /// the next power of two, or to as many bodies as each fits one storage binding;
+    /// past that the bodies are refused, naming the list that does not fit.
     pub(crate) fn grow_bodies(&mut self, count: u32) -> Result<(), Error> {
         if count > self.capacity.bodies {
+            let limit = binding_limit(&self.context.device);
+            let (what, bytes) = BodyLists::new(count).largest();
+            if bytes > limit {
+                // Slices of a frame (`find_lookers`) still read every body.
+                return Err(Error::buffer_too_large(
+                    format!("{what} for {count} bodies"),
+                    bytes,
+                    limit,
+                    format!(
+                        "each of the bodies' lists is one storage buffer, which every \
+                         kernel reads whole, so the gpu backend holds at most {} bodies on \
+                         this device: use the cpu backend, or a device that allows larger \
+                         storage buffers",
+                        BodyLists::most_bodies(limit)
+                    ),
+                ));
+            }
+            // The next power of two, or as many as fit where that would not.
+            let bodies = if BodyLists::new(grown(count)).largest().1 <= limit {
+                grown(count)
+            } else {
+                BodyLists::most_bodies(limit)
+            };
             let pair_items = self.binding_items(size_of::<Pair>());
             let c = self.capacity;
             self.resize(Capacity {
-                bodies: grown(count),
+                bodies,
                 candidates: c
                     .candidates
                     .max(grown(count.saturating_mul(2)).min(pair_items)),
@@ -820,7 +862,7 @@ impl GpuCollider {
 
     /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find: in one run
     /// when they fit the buffers (growing them and running again when they did not), in
-    /// two halves when the candidates would not fit one binding.
+    /// slices of them when a list the run fills would not fit one binding.
     fn find_lookers(
         &mut self,
         bodies: &[Body],
@@ -863,16 +905,13 @@ impl GpuCollider {
                 )));
             }
             let cap = self.capacity;
+            let lists = frame_lists(&c);
             // Crowded cells handed over past their buffer's end went unread, so the
-            // candidate count is short: grow that buffer first, and judge the count after.
+            // candidate count is short: grow that buffer first, and judge the count after;
+            // past one binding, the lookers run in slices, each handing over fewer.
             if c.deferred > cap.deferred {
-                let most = self.binding_items(size_of::<DeferredScan>());
-                if cap.deferred >= most {
-                    return Err(Error::TooLarge {
-                        what: "the crowded-cell pieces of the broad phase",
-                        needed: c.deferred as u64 * size_of::<DeferredScan>() as u64,
-                        limit: most as u64 * size_of::<DeferredScan>() as u64,
-                    });
+                if c.deferred > self.binding_items(lists[0].item) {
+                    return self.find_in_slices(bodies, count, lookers, swept, found, &lists[..1]);
                 }
                 self.grow(Capacity {
                     deferred: grown(c.deferred),
@@ -887,26 +926,12 @@ impl GpuCollider {
                     limit: self.max_pairs,
                 });
             }
-            let most = self.binding_items(size_of::<Pair>());
-            if c.candidates > most && lookers.1 - lookers.0 > 1 {
-                // Slices expected to fill half a binding each, with buffers of a whole
-                // one, so that each runs once; a slice that still overflows splits again.
-                if cap.candidates < most || cap.pairs < most {
-                    self.grow(Capacity {
-                        candidates: most,
-                        pairs: most,
-                        ..cap
-                    })?;
-                    self.reupload(bodies, swept);
-                }
-                let slices = c.candidates.div_ceil(most / 2).min(lookers.1 - lookers.0);
-                let span = lookers.1 - lookers.0;
-                for k in 0..slices {
-                    let first = lookers.0 + (span as u64 * k as u64 / slices as u64) as u32;
-                    let end = lookers.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
-                    self.find_lookers(bodies, count, (first, end), swept, found)?;
-                }
-                return Ok(());
+            // Candidates, pairs, long tests or their chunks past one binding: in slices.
+            let past = lists[1..]
+                .iter()
+                .any(|list| list.count > self.binding_items(list.item));
+            if past {
+                return self.find_in_slices(bodies, count, lookers, swept, found, &lists[1..]);
             }
             let fits = c.candidates <= cap.candidates
                 && c.pairs <= cap.pairs
@@ -940,9 +965,67 @@ impl GpuCollider {
         }
     }
 
+    /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find, in as many
+    /// slices of them as keep each of `lists` (counted over all of them) within half a
+    /// binding, so that each slice runs once; a slice that still overflows splits again.
+    /// A single body's lists do not split: past a binding they are refused.
+    fn find_in_slices(
+        &mut self,
+        bodies: &[Body],
+        count: u32,
+        lookers: (u32, u32),
+        swept: bool,
+        found: &mut Found,
+        lists: &[FrameList],
+    ) -> Result<(), Error> {
+        let span = lookers.1 - lookers.0;
+        if span <= 1 {
+            let limit = binding_limit(&self.context.device);
+            let list = lists
+                .iter()
+                .find(|list| list.count > self.binding_items(list.item))
+                .unwrap_or(&lists[0]);
+            return Err(Error::buffer_too_large(
+                format!(
+                    "the {} of body {} ({} of {} bytes)",
+                    list.name, lookers.0, list.count, list.item
+                ),
+                list.count as u64 * list.item as u64,
+                limit,
+                "the frame runs in slices of bodies, and this is one body's share: \
+                 use the cpu backend",
+            ));
+        }
+        // With the candidates past a binding, slices fill their buffers: both a binding.
+        let most = self.binding_items(size_of::<Pair>());
+        let cap = self.capacity;
+        let candidates_past = lists.iter().any(|l| l.name == CANDIDATES && l.count > most);
+        if candidates_past && (cap.candidates < most || cap.pairs < most) {
+            self.grow(Capacity {
+                candidates: most,
+                pairs: most,
+                ..cap
+            })?;
+            self.reupload(bodies, swept);
+        }
+        let slices = lists
+            .iter()
+            .map(|l| l.count.div_ceil((self.binding_items(l.item) / 2).max(1)))
+            .max()
+            .unwrap_or(2)
+            .clamp(2, span);
+        for k in 0..slices {
+            let first = lookers.0 + (span as u64 * k as u64 / slices as u64) as u32;
+            let end = lookers.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
+            self.find_lookers(bodies, count, (first, end), swept, found)?;
+        }
+        Ok(())
+    }
+
     /// Resizes to `capacity`, each buffer kept within one binding: a count that fits a
     /// binding but whose next power of two does not gets exactly the binding's size.
     pub(crate) fn grow(&mut self, capacity: Capacity) -> Result<(), Error> {
+        let wanted = capacity;
         let pair_items = self.binding_items(size_of::<Pair>());
         let capacity = Capacity {
             candidates: capacity.candidates.min(pair_items),
@@ -950,21 +1033,34 @@ impl GpuCollider {
             deferred: capacity
                 .deferred
                 .min(self.binding_items(size_of::<DeferredScan>())),
-            // A frame with motion keeps its long tests in the larger SweptLongPair.
-            long_pairs: capacity
-                .long_pairs
-                .min(self.binding_items(size_of::<LongPair>().max(size_of::<SweptLongPair>()))),
+            long_pairs: capacity.long_pairs.min(self.binding_items(LONG_PAIR_BYTES)),
             tasks: capacity.tasks.min(self.binding_items(size_of::<u32>())),
             ..capacity
         };
         if capacity == self.capacity {
-            // Only a buffer already as large as one binding overflowed: running again
-            // would overflow again.
-            return Err(Error::TooLarge {
-                what: "the work lists of the frame (long tests and their chunks)",
-                needed: self.capacity.tasks as u64 * 2,
-                limit: self.binding_items(1) as u64,
-            });
+            // Only a buffer already as large as one binding overflowed, in a frame that
+            // cannot run in slices (one recorded into the caller's encoder): running
+            // again would overflow again.
+            let w = wanted;
+            let c = capacity;
+            let lists = [
+                (CANDIDATES, w.candidates, c.candidates, size_of::<Pair>()),
+                ("pairs", w.pairs, c.pairs, size_of::<Pair>()),
+                (DEFERRED, w.deferred, c.deferred, size_of::<DeferredScan>()),
+                (LONG_PAIRS, w.long_pairs, c.long_pairs, LONG_PAIR_BYTES),
+                (TASKS, w.tasks, c.tasks, size_of::<u32>()),
+            ];
+            let (name, items, _, item) = lists
+                .into_iter()
+                .find(|&(_, wanted, held, _)| wanted > held)
+                .unwrap_or(lists[0]);
+            return Err(Error::buffer_too_large(
+                format!("room for {items} {name} of {item} bytes"),
+                items as u64 * item as u64,
+                binding_limit(&self.context.device),
+                "a frame recorded into an encoder runs once and cannot be split into \
+                 slices of bodies: find_pairs can, or the cpu backend",
+            ));
         }
         self.resize(capacity)
     }
@@ -986,6 +1082,42 @@ impl GpuCollider {
     pub fn max_pairs(&self) -> u64 {
         self.max_pairs
     }
+}
+
+/// Names of the lists a frame appends to, as messages give them.
+const CANDIDATES: &str = "pair candidates";
+const DEFERRED: &str = "crowded-cell pieces of the broad phase";
+const LONG_PAIRS: &str = "long pair tests";
+const TASKS: &str = "chunks of long pair tests";
+/// A long test's bytes: a frame with motion keeps its long tests in the larger
+/// SweptLongPair.
+const LONG_PAIR_BYTES: usize = if size_of::<LongPair>() > size_of::<SweptLongPair>() {
+    size_of::<LongPair>()
+} else {
+    size_of::<SweptLongPair>()
+};
+
+/// One of the lists a frame appends to, each in a buffer of its own: how many items the
+/// run counted, of how many bytes each.
+#[derive(Debug, Clone, Copy)]
+struct FrameList {
+    name: &'static str,
+    count: u32,
+    item: usize,
+}
+
+/// The lists a run counted, the crowded-cell pieces first: past their buffer's end they
+/// leave the other counts short.
+fn frame_lists(c: &Counters) -> [FrameList; 5] {
+    let list = |name, count, item| FrameList { name, count, item };
+    [
+        list(DEFERRED, c.deferred, size_of::<DeferredScan>()),
+        list(CANDIDATES, c.candidates, size_of::<Pair>()),
+        list("pairs", c.pairs, size_of::<Pair>()),
+        // A frame with motion keeps its long tests in the larger SweptLongPair.
+        list(LONG_PAIRS, c.long_pairs, LONG_PAIR_BYTES),
+        list(TASKS, c.tasks, size_of::<u32>()),
+    ]
 }
 
 /// One run of the pipeline, as [`GpuCollider::encode_run`] records it.
@@ -1146,9 +1278,13 @@ fn checked_body_count(count: usize) -> Result<u32, Error> {
     u32::try_from(count)
         .ok()
         .filter(|&n| n <= MAX_BODIES)
-        .ok_or(Error::TooLarge {
-            what: "the body count",
+        .ok_or_else(|| Error::TooLarge {
+            what: format!("numbering a frame of {count} bodies"),
             needed: count as u64,
             limit: MAX_BODIES as u64,
+            unit: "body indices",
+            allowed: "the kernels (which keep a candidate's shape kinds in the top bits of \
+                      a body's index) allow",
+            hint: "use the cpu backend".into(),
         })
 }

@@ -17,7 +17,7 @@
 use std::mem::size_of;
 use std::sync::{Arc, Mutex};
 
-use super::buffers::{grown, Capacity};
+use super::buffers::{binding_limit, grown, Capacity};
 use super::collider::{body_count, GpuCollider, Run, SourceBinding};
 use super::{bins, bounds};
 use crate::body::Body;
@@ -354,16 +354,18 @@ impl GpuCollider {
                 layout.stride
             )));
         }
-        let limits = self.context().device.limits();
-        let most = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
+        let most = binding_limit(&self.context().device);
         if span > most {
-            return Err(Error::TooLarge {
-                what: "the span of the buffer of bodies",
-                needed: span,
-                limit: most,
-            });
+            return Err(Error::buffer_too_large(
+                format!(
+                    "binding the caller's buffer of {bodies} bodies (stride {})",
+                    layout.stride
+                ),
+                span,
+                most,
+                "the bounds kernel reads the bodies through one binding: record fewer bodies \
+                 a frame, or pack them with a smaller stride",
+            ));
         }
         Ok(span)
     }
