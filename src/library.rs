@@ -3,7 +3,7 @@
 //! checked against it and packed every frame.
 
 use crate::body::Body;
-use crate::error::{Location, SceneError};
+use crate::error::{f32_text, Location, SceneError};
 use crate::packed::{
     BodyInfo, BodyTransform, PackedShape, PolygonVertex, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
 };
@@ -48,7 +48,7 @@ impl ShapeLibrary {
                         return Err(SceneError::new(
                             location,
                             "circle",
-                            format!("radius {r} must be finite and greater than 0"),
+                            format!("radius {} must be finite and greater than 0", f32_text(r)),
                         ));
                     }
                     PackedShape {

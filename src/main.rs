@@ -532,12 +532,9 @@ fn draw(
     Ok(())
 }
 
-/// An f32 answer as JSON, written with the digits that identify the f32 (`0.43333334`),
-/// not those of its f64 widening (`0.4333333373069763`), which claim a precision the
-/// backends do not have.
+/// An f32 answer as JSON, see [`gpu_collide::scene::f32_json`].
 fn number(value: f32) -> serde_json::Value {
-    let shortest: f64 = value.to_string().parse().unwrap_or(value as f64);
-    serde_json::json!(shortest)
+    gpu_collide::scene::f32_json(value)
 }
 
 /// `{"pairs": [[i, j], ...]}`, as the format prescribes.
