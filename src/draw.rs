@@ -17,6 +17,7 @@ use glam::DVec2;
 
 use crate::collider::Pair;
 use crate::contact::{Contact, ContactKind};
+use crate::error::f32_text;
 use crate::motion::SweptPair;
 use crate::query::QueryAnswers;
 use crate::scene::Scene;
@@ -45,6 +46,16 @@ impl View {
         let [x0, y0, x1, y1] = numbers[..] else {
             return Err(format!("`{text}`: expected four numbers x0,y0,x1,y1"));
         };
+        // The scene's coordinates are f32: a corner past f32's range is no place in it.
+        if let Some(n) = numbers
+            .iter()
+            .find(|n| n.is_finite() && n.abs() > f32::MAX as f64)
+        {
+            return Err(format!(
+                "`{text}`: {n:e} is beyond the range of the scene's 32-bit coordinates (±{})",
+                f32_text(f32::MAX)
+            ));
+        }
         if !numbers.iter().all(|n| n.is_finite()) || x0 >= x1 || y0 >= y1 {
             return Err(format!(
                 "`{text}`: expected finite x0 < x1 and y0 < y1 (the lower-left and upper-right corners)"
@@ -491,6 +502,10 @@ mod tests {
             ("0,0,0,1", "x0 < x1"),
             ("0,0,1,nope", "expected x0,y0,x1,y1"),
             ("0,0,inf,1", "finite"),
+            ("0,0,1e39,1", "1e39 is beyond the range"),
+            ("-1e39,0,1,1", "-1e39 is beyond the range"),
+            ("0,0,1,1e300", "(±3.4028235e38)"),
+            ("0,0,1,NaN", "finite"),
         ] {
             let error = View::parse(text).expect_err(text);
             assert!(error.contains(words), "{text}: {error}");

@@ -114,7 +114,15 @@ fn draws_ten_thousand_bodies_and_a_window_of_them() {
 fn a_bad_view_is_refused_with_the_reason() {
     let input = temp("bad-view.json");
     std::fs::write(&input, SPEC_EXAMPLE).expect("scene written");
-    for (view, words) in [("0,0,1", "four numbers"), ("5,0,1,1", "x0 < x1")] {
+    for (view, words) in [
+        ("0,0,1", "four numbers"),
+        ("5,0,1,1", "x0 < x1"),
+        (
+            "0,0,1e39,1",
+            "1e39 is beyond the range of the scene's 32-bit coordinates",
+        ),
+        ("-inf,0,1,1", "finite"),
+    ] {
         let run = Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
             .arg("draw")
             .arg(&input)
