@@ -145,7 +145,8 @@ enum Command {
         #[arg(long, value_name = "K", default_value_t = gpu_collide::bench::DEFAULT_FRAMES,
               value_parser = frames_count)]
         frames: usize,
-        /// Write the JSON report here [default: DIR/bench.json].
+        /// Write the JSON report here [default: DIR/bench.json]; `-` prints it on standard
+        /// output, and the table on standard error.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Directory of the plot (frame_time.svg), the table and the JSON.
@@ -641,11 +642,20 @@ fn bench(options: BenchOptions) -> Result<(), CliError> {
     let bar = gpu_collide::bench::progress_bar();
     let report = gpu_collide::bench::run(&options, &bar)?;
     // The files are the results that last: written even when standard output fails.
-    let printed = print_out(&report.table());
+    let printed = if options.json_on_stdout() {
+        note(report.table().trim_end());
+        report.to_json().and_then(|json| print_out(&(json + "\n")))
+    } else {
+        print_out(&report.table())
+    };
     let outputs = gpu_collide::bench::write_outputs(&report, &options)?;
+    let json = if options.json_on_stdout() {
+        "standard output".to_string()
+    } else {
+        outputs.json.display().to_string()
+    };
     note(&format!(
-        "wrote {}, {} and {}",
-        outputs.json.display(),
+        "wrote {json}, {} and {}",
         outputs.plot.display(),
         outputs.table.display()
     ));
@@ -654,16 +664,14 @@ fn bench(options: BenchOptions) -> Result<(), CliError> {
     if report.disagreements_not_of_the_baseline() > 0 {
         return Err(CliError::Report(format!(
             "{} pairs differ between backends outside the 0.01 band; see DISAGREE above and \
-             `disagreements` in {}",
+             `disagreements` in {json}",
             report.disagreements(),
-            outputs.json.display()
         )));
     }
     match report.failed.len() {
         0 => Ok(()),
         n => Err(CliError::Report(format!(
-            "{n} run(s) failed; see FAILED above and `failed` in {}",
-            outputs.json.display()
+            "{n} run(s) failed; see FAILED above and `failed` in {json}"
         ))),
     }
 }

@@ -497,3 +497,66 @@ fn answers_stay_writable_where_f32_overflows() {
         }
     }
 }
+
+/// A fresh, empty directory to run the binary in, to see what it leaves there.
+fn empty_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn out_dash_is_standard_output_for_every_command() {
+    let path = write_scene("spec-1.1-dash.json", SPEC_EXAMPLE_1_1);
+    let dir = empty_dir("dash");
+    for name in ["pairs", "contacts", "query"] {
+        let to_stdout = run(&[name, &path, "--backend", "cpu"]);
+        let out = command(&[name, &path, "--backend", "cpu", "--out", "-"])
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stderr}");
+        assert!(!out.stdout.is_empty(), "{name}: {stderr}");
+        assert_eq!(out.stdout, to_stdout.stdout, "{name}: as without --out");
+    }
+    // The benchmark's --out is a directory, which standard output is not; its JSON can go
+    // there instead of the table.
+    let bench = |args: &[&str]| {
+        let mut all = vec!["bench", "--scene", "bullet-hell", "--bodies", "300"];
+        all.extend(["--frames", "1", "--backend", "cpu"]);
+        all.extend(args);
+        command(&all)
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs")
+    };
+    let refused = bench(&["--out", "-"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--out -") && stderr.contains("directory") && stderr.contains("--json -"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("bodies on cpu"),
+        "refused before running: {stderr}"
+    );
+    let json = bench(&["--out", "results", "--json", "-"]);
+    let stderr = String::from_utf8_lossy(&json.stderr);
+    assert!(json.status.success(), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("only the JSON on stdout");
+    assert_eq!(report["runs"][0]["bodies"], 300, "{report}");
+    assert!(stderr.contains("wrote standard output"), "{stderr}");
+    assert!(dir.join("results").join("frame_time.svg").exists());
+    assert!(!dir.join("results").join("bench.json").exists());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, ["results"], "no file named `-`");
+}
