@@ -10,17 +10,27 @@
 //! extent, so that 10^4 bodies stay readable: widths and dashes are written in world
 //! units for that size, which every SVG viewer honours (`vector-effect` would do it at
 //! any zoom, but renderers such as librsvg ignore it).
+//!
+//! A bitmask is drawn as an image, one PNG pixel per cell (set cells in the body's
+//! colour, clear ones transparent), embedded as a data URL and scaled to its cells' size
+//! in world units: a path per run of cells made an 8192² checkerboard a 600 MB file.
+//! Each shape's image is encoded once per colour and shown by every body using it. The
+//! picture is written as it is made, each image encoded straight into the output, so
+//! memory stays at about one mask's size whatever the file's.
 
-use std::fmt::Write;
+use std::collections::HashSet;
+use std::io::{self, Write};
 
+use base64::engine::general_purpose::STANDARD as BASE64;
 use glam::DVec2;
 
 use crate::collider::Pair;
 use crate::contact::{Contact, ContactKind};
+use crate::error::f32_text;
 use crate::motion::SweptPair;
 use crate::query::QueryAnswers;
 use crate::scene::Scene;
-use crate::shapes::Shape;
+use crate::shapes::{Bitmask, Shape};
 
 /// Width of the picture in pixels; the height follows the view's aspect.
 const WIDTH_PX: f64 = 1200.0;
@@ -45,6 +55,16 @@ impl View {
         let [x0, y0, x1, y1] = numbers[..] else {
             return Err(format!("`{text}`: expected four numbers x0,y0,x1,y1"));
         };
+        // The scene's coordinates are f32: a corner past f32's range is no place in it.
+        if let Some(n) = numbers
+            .iter()
+            .find(|n| n.is_finite() && n.abs() > f32::MAX as f64)
+        {
+            return Err(format!(
+                "`{text}`: {n:e} is beyond the range of the scene's 32-bit coordinates (±{})",
+                f32_text(f32::MAX)
+            ));
+        }
         if !numbers.iter().all(|n| n.is_finite()) || x0 >= x1 || y0 >= y1 {
             return Err(format!(
                 "`{text}`: expected finite x0 < x1 and y0 < y1 (the lower-left and upper-right corners)"
@@ -75,9 +95,15 @@ pub struct Overlay {
     pub answers: Option<QueryAnswers>,
 }
 
-/// The scene and its overlay as an SVG document, seen through `view` (the whole scene,
-/// with a margin, when `None`).
-pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
+/// Writes the scene and its overlay as an SVG document to `out`, seen through `view`
+/// (the whole scene, with a margin, when `None`). The document goes out as it is made:
+/// give `out` a buffer (`BufWriter`), as it is written to in small pieces.
+pub fn write_svg<W: Write + ?Sized>(
+    out: &mut W,
+    scene: &Scene,
+    overlay: &Overlay,
+    view: Option<View>,
+) -> io::Result<()> {
     let outlines: Vec<Outline> = scene
         .bodies
         .iter()
@@ -116,26 +142,22 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
 
     let size = view.max - view.min;
     let height_px = (WIDTH_PX * size.y / size.x).clamp(100.0, 4.0 * WIDTH_PX);
-    let mut out = String::new();
-    // Writing to a String cannot fail; the results are ignored for that reason.
-    let _ = writeln!(
+    writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH_PX}" height="{height_px:.0}" viewBox="{} {} {} {}" preserveAspectRatio="xMidYMid meet">"#,
         num(view.min.x),
         num(-view.max.y),
         num(size.x),
         num(size.y)
-    );
+    )?;
     // One pixel, in world units.
     let px = size.x / WIDTH_PX;
     let (line, dash, gap, dot) = (num(1.2 * px), num(4.0 * px), num(3.0 * px), num(1.5 * px));
-    let _ = writeln!(
+    writeln!(
         out,
         "<style>* {{ stroke-width: {line}; }} \
          .body {{ fill: none; stroke: #4a6fa5; }} \
          .hit {{ fill: #e4572e; fill-opacity: 0.45; stroke: #b8321a; }} \
-         .pixels {{ fill: #4a6fa5; fill-opacity: 0.35; stroke: none; shape-rendering: crispEdges; }} \
-         .pixels.hit {{ fill: #e4572e; fill-opacity: 0.55; }} \
          .end {{ fill: none; stroke: #7a8ca8; stroke-dasharray: {dash} {gap}; }} \
          .impact {{ fill: none; stroke: #b8321a; stroke-dasharray: {dot} {dot}; }} \
          .path {{ stroke: #7a8ca8; stroke-dasharray: {dot} {gap}; }} \
@@ -143,23 +165,31 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
          .query {{ fill: none; stroke: #9a9a9a; stroke-dasharray: {dash} {gap}; }} \
          .query.found {{ stroke: #7b2cbf; }} \
          .mark {{ fill: #7b2cbf; stroke: none; }}</style>"
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         r#"<rect x="{}" y="{}" width="{}" height="{}" fill="white"/>"#,
         num(view.min.x),
         num(-view.max.y),
         num(size.x),
         num(size.y)
-    );
+    )?;
     // y up, as the scene format has it.
-    out.push_str("<g transform=\"scale(1,-1)\">\n");
+    out.write_all(b"<g transform=\"scale(1,-1)\">\n")?;
+    let mut images = MaskImages::default();
     for (k, outline) in outlines.iter().enumerate() {
         if !view.overlaps(outline.bounds()) {
             continue;
         }
-        let class = if colliding[k] { "hit" } else { "body" };
-        outline.write(&mut out, class, &format!("body {k}"));
+        let title = format!("body {k}");
+        match outline {
+            Outline::Bitmask {
+                shape,
+                mask,
+                origin,
+            } => images.write_use(out, *shape, mask, colliding[k], *origin, &title)?,
+            _ => outline.write(out, if colliding[k] { "hit" } else { "body" }, &title)?,
+        }
     }
     for (k, body) in scene.bodies.iter().enumerate() {
         if !body.moves() {
@@ -172,24 +202,24 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
             continue;
         }
         let from = (min + max) * 0.5;
-        let _ = writeln!(
+        writeln!(
             out,
             r#"<line class="path" x1="{}" y1="{}" x2="{}" y2="{}"/>"#,
             num(from.x),
             num(from.y),
             num(from.x + v.x),
             num(from.y + v.y)
-        );
+        )?;
         outline
             .moved(v)
-            .write(&mut out, "end", &format!("body {k} at the frame's end"));
+            .write(out, "end", &format!("body {k} at the frame's end"))?;
         if first_hit[k] > 0.0 && first_hit[k] <= 1.0 {
             let toi = first_hit[k];
             outline.moved(v * toi as f64).write(
-                &mut out,
+                out,
                 "impact",
-                &format!("body {k} at its first impact, t = {toi}"),
-            );
+                &format!("body {k} at its first impact, t = {}", f32_text(toi)),
+            )?;
         }
     }
     for contact in &overlay.contacts {
@@ -213,9 +243,10 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
         let tip = from + n * length;
         let side = DVec2::new(-n.y, n.x) * length * 0.2;
         let back = tip - n * length * 0.3;
-        let _ = writeln!(
+        writeln!(
             out,
-            r#"<g class="normal"><title>bodies {i} and {j}: depth {depth}</title><line x1="{}" y1="{}" x2="{}" y2="{}"/><polygon points="{},{} {},{} {},{}"/></g>"#,
+            r#"<g class="normal"><title>bodies {i} and {j}: depth {}</title><line x1="{}" y1="{}" x2="{}" y2="{}"/><polygon points="{},{} {},{} {},{}"/></g>"#,
+            f32_text(depth),
             num(from.x),
             num(from.y),
             num(tip.x),
@@ -226,32 +257,36 @@ pub fn svg(scene: &Scene, overlay: &Overlay, view: Option<View>) -> String {
             num(back.y + side.y),
             num(back.x - side.x),
             num(back.y - side.y)
-        );
+        )?;
     }
     if let Some(answers) = &overlay.answers {
-        write_queries(&mut out, scene, answers, px);
+        write_queries(out, scene, answers, px)?;
     }
-    out.push_str("</g>\n</svg>\n");
-    out
+    out.write_all(b"</g>\n</svg>\n")
 }
 
 /// Rays to their first hit, points as crosses, boxes dashed; `px` is a pixel in world units.
-fn write_queries(out: &mut String, scene: &Scene, answers: &QueryAnswers, px: f64) {
+fn write_queries<W: Write + ?Sized>(
+    out: &mut W,
+    scene: &Scene,
+    answers: &QueryAnswers,
+    px: f64,
+) -> io::Result<()> {
     let point = |v: glam::Vec2| DVec2::new(v.x as f64, v.y as f64);
     for (k, (ray, hit)) in scene.queries.rays.iter().zip(&answers.rays).enumerate() {
         let (from, delta) = (point(ray.origin), point(ray.delta));
-        let _ = writeln!(
+        writeln!(
             out,
             r#"<line class="query" x1="{}" y1="{}" x2="{}" y2="{}"><title>ray {k}</title></line>"#,
             num(from.x),
             num(from.y),
             num(from.x + delta.x),
             num(from.y + delta.y)
-        );
+        )?;
         let Some(hit) = hit else { continue };
         let at = from + delta * hit.t as f64;
-        let title = format!("ray {k}: body {} at t = {}", hit.body, hit.t);
-        let _ = writeln!(
+        let title = format!("ray {k}: body {} at t = {}", hit.body, f32_text(hit.t));
+        writeln!(
             out,
             r#"<g class="query found"><title>{title}</title><line x1="{}" y1="{}" x2="{}" y2="{}" stroke-dasharray="none"/><circle class="mark" cx="{}" cy="{}" r="{}"/></g>"#,
             num(from.x),
@@ -261,17 +296,17 @@ fn write_queries(out: &mut String, scene: &Scene, answers: &QueryAnswers, px: f6
             num(at.x),
             num(at.y),
             num(3.0 * px)
-        );
+        )?;
         if let Some(normal) = hit.normal {
             let tip = at + point(normal) * 14.0 * px;
-            let _ = writeln!(
+            writeln!(
                 out,
                 r#"<line class="normal" x1="{}" y1="{}" x2="{}" y2="{}"><title>{title}: normal</title></line>"#,
                 num(at.x),
                 num(at.y),
                 num(tip.x),
                 num(tip.y)
-            );
+            )?;
         }
     }
     for (k, (query, found)) in scene.queries.points.iter().zip(&answers.points).enumerate() {
@@ -281,7 +316,7 @@ fn write_queries(out: &mut String, scene: &Scene, answers: &QueryAnswers, px: f6
         } else {
             "query found"
         };
-        let _ = writeln!(
+        writeln!(
             out,
             r#"<path class="{class}" stroke-dasharray="none" d="M{},{}h{}M{},{}v{}"><title>point {k}: bodies {found:?}</title></path>"#,
             num(p.x - arm),
@@ -290,7 +325,7 @@ fn write_queries(out: &mut String, scene: &Scene, answers: &QueryAnswers, px: f6
             num(p.x),
             num(p.y - arm),
             num(2.0 * arm)
-        );
+        )?;
     }
     for (k, (query, found)) in scene.queries.boxes.iter().zip(&answers.boxes).enumerate() {
         let (min, max) = (point(query.min), point(query.max));
@@ -301,30 +336,32 @@ fn write_queries(out: &mut String, scene: &Scene, answers: &QueryAnswers, px: f6
         };
         // A degenerate box (a segment or a point) still shows as a line or a dot.
         let size = (max - min).max(DVec2::splat(px));
-        let _ = writeln!(
+        writeln!(
             out,
             r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}"><title>box {k}: bodies {found:?}</title></rect>"#,
             num(min.x),
             num(min.y),
             num(size.x),
             num(size.y)
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// A body's shape in the world.
-enum Outline {
+enum Outline<'a> {
     Polygon(Vec<DVec2>),
     Circle(DVec2, f64),
-    /// The set pixels as runs along rows: (row's lower y, first x, length).
+    /// Shape `shape`, whose cell `(0, 0)` has its lower-left corner at `origin`.
     Bitmask {
-        runs: Vec<(f64, f64, f64)>,
-        bounds: (DVec2, DVec2),
+        shape: u32,
+        mask: &'a Bitmask,
+        origin: DVec2,
     },
 }
 
-impl Outline {
-    fn of(shape: &Shape, body: &crate::body::Body) -> Outline {
+impl<'a> Outline<'a> {
+    fn of(shape: &'a Shape, body: &crate::body::Body) -> Outline<'a> {
         let origin = DVec2::new(body.position.x as f64, body.position.y as f64);
         match shape {
             Shape::Polygon(polygon) => {
@@ -340,48 +377,29 @@ impl Outline {
                 Outline::Polygon(points)
             }
             Shape::Circle(circle) => Outline::Circle(origin, circle.radius as f64),
-            Shape::Bitmask(mask) => {
-                let mut runs = Vec::new();
-                for row in 0..mask.height() {
-                    let mut column = 0;
-                    while column < mask.width() {
-                        if !mask.get(column, row) {
-                            column += 1;
-                            continue;
-                        }
-                        let start = column;
-                        while column < mask.width() && mask.get(column, row) {
-                            column += 1;
-                        }
-                        runs.push((
-                            origin.y + row as f64,
-                            origin.x + start as f64,
-                            (column - start) as f64,
-                        ));
-                    }
-                }
-                let size = DVec2::new(mask.width() as f64, mask.height() as f64);
-                Outline::Bitmask {
-                    runs,
-                    bounds: (origin, origin + size),
-                }
-            }
+            Shape::Bitmask(mask) => Outline::Bitmask {
+                shape: body.shape,
+                mask,
+                origin,
+            },
         }
     }
 
     /// The same outline moved by `offset`.
-    fn moved(&self, offset: DVec2) -> Outline {
+    fn moved(&self, offset: DVec2) -> Outline<'a> {
         match self {
             Outline::Polygon(points) => {
                 Outline::Polygon(points.iter().map(|&p| p + offset).collect())
             }
             Outline::Circle(centre, radius) => Outline::Circle(*centre + offset, *radius),
-            Outline::Bitmask { runs, bounds } => Outline::Bitmask {
-                runs: runs
-                    .iter()
-                    .map(|&(y, x, length)| (y + offset.y, x + offset.x, length))
-                    .collect(),
-                bounds: (bounds.0 + offset, bounds.1 + offset),
+            Outline::Bitmask {
+                shape,
+                mask,
+                origin,
+            } => Outline::Bitmask {
+                shape: *shape,
+                mask,
+                origin: *origin + offset,
             },
         }
     }
@@ -396,51 +414,136 @@ impl Outline {
                 *centre - DVec2::splat(*radius),
                 *centre + DVec2::splat(*radius),
             ),
-            Outline::Bitmask { bounds, .. } => *bounds,
+            Outline::Bitmask { mask, origin, .. } => (
+                *origin,
+                *origin + DVec2::new(mask.width() as f64, mask.height() as f64),
+            ),
         }
     }
 
-    fn write(&self, out: &mut String, class: &str, title: &str) {
-        let title = format!("<title>{title}</title>");
-        let _ = match self {
+    /// The outline as a line drawing; a bitmask shows as the rectangle of its cells (the
+    /// cells themselves are [`MaskImages`]' work).
+    fn write<W: Write + ?Sized>(&self, out: &mut W, class: &str, title: &str) -> io::Result<()> {
+        match self {
             Outline::Polygon(points) => {
-                let list: Vec<String> = points
-                    .iter()
-                    .map(|p| format!("{},{}", num(p.x), num(p.y)))
-                    .collect();
-                writeln!(
-                    out,
-                    r#"<polygon class="{class}" points="{}">{title}</polygon>"#,
-                    list.join(" ")
-                )
+                write!(out, r#"<polygon class="{class}" points=""#)?;
+                for (k, p) in points.iter().enumerate() {
+                    let space = if k == 0 { "" } else { " " };
+                    write!(out, "{space}{},{}", num(p.x), num(p.y))?;
+                }
+                writeln!(out, r#""><title>{title}</title></polygon>"#)
             }
             Outline::Circle(centre, radius) => writeln!(
                 out,
-                r#"<circle class="{class}" cx="{}" cy="{}" r="{}">{title}</circle>"#,
+                r#"<circle class="{class}" cx="{}" cy="{}" r="{}"><title>{title}</title></circle>"#,
                 num(centre.x),
                 num(centre.y),
                 num(*radius)
             ),
-            Outline::Bitmask { runs, .. } => {
-                let mut path = String::new();
-                for (y, x, length) in runs {
-                    let _ = write!(
-                        path,
-                        "M{},{}h{}v1h-{}z",
-                        num(*x),
-                        num(*y),
-                        num(*length),
-                        num(*length)
-                    );
-                }
-                // Pixels are filled, not outlined: outlines of every run would hide them.
+            Outline::Bitmask { .. } => {
+                let (min, max) = self.bounds();
                 writeln!(
                     out,
-                    r#"<path class="pixels {class}" d="{path}">{title}</path>"#
+                    r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}"><title>{title}</title></rect>"#,
+                    num(min.x),
+                    num(min.y),
+                    num(max.x - min.x),
+                    num(max.y - min.y)
                 )
             }
-        };
+        }
     }
+}
+
+/// The colour of a bitmask's set cells, `(red, green, blue, alpha)`, as a body's fill
+/// and a colliding body's.
+const MASK_COLOUR: [u8; 4] = [0x4a, 0x6f, 0xa5, 89];
+const MASK_HIT_COLOUR: [u8; 4] = [0xe4, 0x57, 0x2e, 140];
+
+/// The bitmask images written so far, by shape and whether drawn as colliding: each is
+/// encoded once, as a `<defs>` entry before the first body that shows it, and every body
+/// refers to it with a `<use>`.
+#[derive(Default)]
+struct MaskImages {
+    written: HashSet<(u32, bool)>,
+}
+
+impl MaskImages {
+    /// The id of shape `shape`'s image in the plain or the colliding colour.
+    fn id(shape: u32, hit: bool) -> String {
+        if hit {
+            format!("bitmask-{shape}-hit")
+        } else {
+            format!("bitmask-{shape}")
+        }
+    }
+
+    /// A body of bitmask shape `shape`, its cell `(0, 0)` at `origin`, titled `title`;
+    /// the shape's image first, if no body before showed it in this colour.
+    ///
+    /// In the picture's y-up group the image's first row lies at the lowest y, so PNG
+    /// row `r` is the mask's row `r`, as the format places it at `y + r`.
+    fn write_use<W: Write + ?Sized>(
+        &mut self,
+        out: &mut W,
+        shape: u32,
+        mask: &Bitmask,
+        hit: bool,
+        origin: DVec2,
+        title: &str,
+    ) -> io::Result<()> {
+        let id = Self::id(shape, hit);
+        if self.written.insert((shape, hit)) {
+            write!(
+                out,
+                r#"<defs><image id="{id}" width="{}" height="{}" preserveAspectRatio="none" image-rendering="optimizeSpeed" style="image-rendering: crisp-edges; image-rendering: pixelated" href="data:image/png;base64,"#,
+                mask.width(),
+                mask.height()
+            )?;
+            let colour = if hit { MASK_HIT_COLOUR } else { MASK_COLOUR };
+            let mut base64 = base64::write::EncoderWriter::new(&mut *out, &BASE64);
+            write_png(&mut base64, mask, colour)?;
+            base64.finish()?;
+            drop(base64);
+            writeln!(out, r#""/></defs>"#)?;
+        }
+        let class = if hit { "pixels hit" } else { "pixels body" };
+        writeln!(
+            out,
+            r##"<use class="{class}" href="#{id}" x="{}" y="{}"><title>{title}</title></use>"##,
+            num(origin.x),
+            num(origin.y)
+        )
+    }
+}
+
+/// Encodes `mask` as a PNG of one pixel per cell into `out`, row by row: set cells in
+/// `colour` (RGBA), clear cells transparent. A two-colour palette at one bit a pixel, so
+/// the image is the mask's own size before compression.
+fn write_png<W: Write>(out: W, mask: &Bitmask, colour: [u8; 4]) -> io::Result<()> {
+    let io_error = |error: png::EncodingError| match error {
+        png::EncodingError::IoError(error) => error,
+        other => io::Error::other(other),
+    };
+    let mut encoder = png::Encoder::new(out, mask.width(), mask.height());
+    encoder.set_color(png::ColorType::Indexed);
+    encoder.set_depth(png::BitDepth::One);
+    encoder.set_palette(vec![0, 0, 0, colour[0], colour[1], colour[2]]);
+    encoder.set_trns(vec![0, colour[3]]);
+    let mut writer = encoder.write_header().map_err(io_error)?;
+    let mut stream = writer.stream_writer().map_err(io_error)?;
+    let words = crate::shapes::words_per_row(mask.width()) as usize;
+    let mut row = vec![0u8; mask.width().div_ceil(8) as usize];
+    for row_words in mask.words().chunks_exact(words) {
+        // The mask keeps column `c` in bit `c % 32` of its word (the lowest first); a
+        // one-bit PNG keeps the leftmost pixel of a byte in its highest bit.
+        for (k, byte) in row.iter_mut().enumerate() {
+            *byte = ((row_words[k / 4] >> (8 * (k % 4))) as u8).reverse_bits();
+        }
+        stream.write_all(&row)?;
+    }
+    stream.finish().map_err(io_error)?;
+    writer.finish().map_err(io_error)
 }
 
 /// The boxes' bounds with a margin of 5% (a unit square around an empty scene).
@@ -491,6 +594,10 @@ mod tests {
             ("0,0,0,1", "x0 < x1"),
             ("0,0,1,nope", "expected x0,y0,x1,y1"),
             ("0,0,inf,1", "finite"),
+            ("0,0,1e39,1", "1e39 is beyond the range"),
+            ("-1e39,0,1,1", "-1e39 is beyond the range"),
+            ("0,0,1,1e300", "(±3.4028235e38)"),
+            ("0,0,1,NaN", "finite"),
         ] {
             let error = View::parse(text).expect_err(text);
             assert!(error.contains(words), "{text}: {error}");

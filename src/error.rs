@@ -238,3 +238,15 @@ impl Error {
         }
     }
 }
+
+/// An f32 for a person to read, in a message or a label: the shortest text that reads
+/// back as the same f32 (never its f64 widening's digits), with an exponent when the
+/// magnitude is tiny or huge (`1e-30` rather than 31 digits, most of them zeros).
+pub fn f32_text(value: f32) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-6..1e16).contains(&magnitude) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
+    }
+}

@@ -3,7 +3,7 @@
 //! checked against it and packed every frame.
 
 use crate::body::Body;
-use crate::error::{Location, SceneError};
+use crate::error::{f32_text, Location, SceneError};
 use crate::packed::{
     BodyInfo, BodyTransform, PackedShape, PolygonVertex, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
 };
@@ -56,7 +56,7 @@ impl ShapeLibrary {
                         return Err(SceneError::new(
                             location,
                             "circle",
-                            format!("radius {r} must be finite and greater than 0"),
+                            format!("radius {} must be finite and greater than 0", f32_text(r)),
                         ));
                     }
                     PackedShape {
@@ -215,7 +215,10 @@ impl ShapeLibrary {
                 return Err(SceneError::new(
                     location,
                     field,
-                    format!("a displacement of {value:e} is beyond ±{MAX_DISPLACEMENT:e}"),
+                    format!(
+                        "a displacement of {} is beyond ±{MAX_DISPLACEMENT:e}",
+                        f32_text(value)
+                    ),
                 ));
             }
         }
@@ -234,7 +237,7 @@ impl ShapeLibrary {
                     return Err(SceneError::new(
                         location,
                         field,
-                        format!("a bitmask body cannot move ({field} {value})"),
+                        format!("a bitmask body cannot move ({field} {})", f32_text(value)),
                     ));
                 }
             }

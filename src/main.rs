@@ -17,8 +17,10 @@
 //! reader that stops reading (`gpu-collide pairs s.json | head -c 10`, a broken pipe)
 //! ends the output quietly and does not change the exit status: what it read was right,
 //! and stopping early was its choice (ripgrep does the same).
+//!
+//! `-` is standard input as a scene and standard output as an `--out` file.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -49,7 +51,7 @@ enum Command {
         /// Where to compute.
         #[arg(long, value_enum, default_value_t = Backend::Gpu)]
         backend: Backend,
-        /// Write the pairs to this file instead of standard output.
+        /// Write the pairs to this file; `-`, or no `--out`, writes them to standard output.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Refuse the scene once more than N pairs of bodies have overlapping boxes,
@@ -64,7 +66,7 @@ enum Command {
     Draw {
         /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
         scene: PathBuf,
-        /// The SVG file to write.
+        /// The SVG file to write; `-` writes it to standard output.
         #[arg(long)]
         out: PathBuf,
         /// Where to compute the pairs (the cpu backend needs no adapter).
@@ -76,14 +78,14 @@ enum Command {
         view: Option<gpu_collide::draw::View>,
     },
     /// Prints the contact of every colliding pair at the frame's start as {"contacts":
-    /// [{"pair": [i, j], "normal": [x, y], "depth": d} or {"pair": [i, j], "area": n}, ...]}.
+    /// [{"depth": d, "normal": [x, y], "pair": [i, j]} or {"area": n, "pair": [i, j]}, ...]}.
     Contacts {
         /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
         scene: PathBuf,
         /// Where to compute.
         #[arg(long, value_enum, default_value_t = Backend::Gpu)]
         backend: Backend,
-        /// Write the contacts to this file instead of standard output.
+        /// Write the contacts to this file; `-`, or no `--out`, writes them to standard output.
         #[arg(long)]
         out: Option<PathBuf>,
         /// As for `pairs`.
@@ -91,15 +93,15 @@ enum Command {
               value_parser = max_pairs)]
         max_pairs: u64,
     },
-    /// Answers the scene's rays, points and boxes as {"rays": [...], "points": [...],
-    /// "boxes": [...]}.
+    /// Answers the scene's rays, points and boxes as {"boxes": [...], "points": [...],
+    /// "rays": [...]}.
     Query {
         /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
         scene: PathBuf,
         /// Where to compute.
         #[arg(long, value_enum, default_value_t = Backend::Gpu)]
         backend: Backend,
-        /// Write the answers to this file instead of standard output.
+        /// Write the answers to this file; `-`, or no `--out`, writes them to standard output.
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -143,7 +145,8 @@ enum Command {
         #[arg(long, value_name = "K", default_value_t = gpu_collide::bench::DEFAULT_FRAMES,
               value_parser = frames_count)]
         frames: usize,
-        /// Write the JSON report here [default: DIR/bench.json].
+        /// Write the JSON report here [default: DIR/bench.json]; `-` prints it on standard
+        /// output, and the table on standard error.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Directory of the plot (frame_time.svg), the table and the JSON.
@@ -206,7 +209,7 @@ fn main() -> ExitCode {
             backend,
             out,
             max_pairs,
-        } => pairs(&scene, backend, out.as_ref(), max_pairs),
+        } => pairs(&scene, backend, out.as_deref(), max_pairs),
         Command::Draw {
             scene,
             out,
@@ -218,12 +221,12 @@ fn main() -> ExitCode {
             backend,
             out,
             max_pairs,
-        } => contacts(&scene, backend, out.as_ref(), max_pairs),
+        } => contacts(&scene, backend, out.as_deref(), max_pairs),
         Command::Query {
             scene,
             backend,
             out,
-        } => query(&scene, backend, out.as_ref()),
+        } => query(&scene, backend, out.as_deref()),
         Command::Adapters => adapters(),
         Command::Bench {
             scene,
@@ -374,7 +377,7 @@ fn open_scene(
 fn pairs(
     path: &Path,
     backend: Backend,
-    out: Option<&PathBuf>,
+    out: Option<&Path>,
     max_pairs: u64,
 ) -> Result<(), CliError> {
     let (scene, mut collider) = open_scene(path, backend, max_pairs)?;
@@ -407,7 +410,7 @@ fn pairs(
 fn contacts(
     path: &Path,
     backend: Backend,
-    out: Option<&PathBuf>,
+    out: Option<&Path>,
     max_pairs: u64,
 ) -> Result<(), CliError> {
     let (scene, mut collider) = open_scene(path, backend, max_pairs)?;
@@ -434,7 +437,7 @@ fn contacts(
     write_output(out, &(text + "\n"))
 }
 
-fn query(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), CliError> {
+fn query(path: &Path, backend: Backend, out: Option<&Path>) -> Result<(), CliError> {
     let (scene, mut collider) = open_scene(path, backend, gpu_collide::DEFAULT_MAX_PAIRS)?;
     let start = Instant::now();
     let answers = collider.query(&scene.bodies, &scene.queries)?;
@@ -468,13 +471,45 @@ fn query(path: &Path, backend: Backend, out: Option<&PathBuf>) -> Result<(), Cli
 }
 
 /// Writes a command's answer to `out`, or to standard output.
-fn write_output(out: Option<&PathBuf>, text: &str) -> Result<(), CliError> {
-    match out {
-        Some(file) => std::fs::write(file, text).map_err(|source| CliError::Write {
-            path: file.display().to_string(),
-            source,
-        }),
-        None => print_out(text),
+fn write_output(out: Option<&Path>, text: &str) -> Result<(), CliError> {
+    write_to(out, |writer| writer.write_all(text.as_bytes()))
+}
+
+/// Whether `out` names standard output: no `--out`, or `--out -`.
+fn is_stdout(out: Option<&Path>) -> bool {
+    out.is_none_or(|path| path.as_os_str() == "-")
+}
+
+/// Runs `write` on a buffered writer into the file `out`, or into standard output for
+/// `-` or `None`, and flushes it. On standard output a broken pipe is not an error, as
+/// [`print_out`] has it.
+fn write_to(
+    out: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), CliError> {
+    match out.filter(|_| !is_stdout(out)) {
+        Some(file) => {
+            let error = |source| CliError::Write {
+                path: file.display().to_string(),
+                source,
+            };
+            let mut writer = BufWriter::new(std::fs::File::create(file).map_err(error)?);
+            write(&mut writer)
+                .and_then(|()| writer.flush())
+                .map_err(error)
+        }
+        None => {
+            let mut writer = BufWriter::new(std::io::stdout().lock());
+            match write(&mut writer).and_then(|()| writer.flush()) {
+                Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(CliError::Write {
+                        path: "standard output".into(),
+                        source: error,
+                    })
+                }
+                _ => Ok(()),
+            }
+        }
     }
 }
 
@@ -517,27 +552,26 @@ fn draw(
         )),
         Err(error) => return Err(error.into()),
     }
-    let svg = gpu_collide::draw::svg(&scene, &overlay, view);
-    std::fs::write(out, svg).map_err(|source| CliError::Write {
-        path: out.display().to_string(),
-        source,
+    write_to(Some(out), |writer| {
+        gpu_collide::draw::write_svg(writer, &scene, &overlay, view)
     })?;
+    let target = if is_stdout(Some(out)) {
+        "standard output".to_string()
+    } else {
+        out.display().to_string()
+    };
     note(&format!(
-        "drew {} bodies, {} pairs and {} contacts to {}",
+        "drew {} bodies, {} pairs and {} contacts to {target}",
         scene.bodies.len(),
         overlay.pairs.len() + overlay.swept.len(),
         overlay.contacts.len(),
-        out.display()
     ));
     Ok(())
 }
 
-/// An f32 answer as JSON, written with the digits that identify the f32 (`0.43333334`),
-/// not those of its f64 widening (`0.4333333373069763`), which claim a precision the
-/// backends do not have.
+/// An f32 answer as JSON, see [`gpu_collide::scene::f32_json`].
 fn number(value: f32) -> serde_json::Value {
-    let shortest: f64 = value.to_string().parse().unwrap_or(value as f64);
-    serde_json::json!(shortest)
+    gpu_collide::scene::f32_json(value)
 }
 
 /// `{"pairs": [[i, j], ...]}`, as the format prescribes.
@@ -608,11 +642,20 @@ fn bench(options: BenchOptions) -> Result<(), CliError> {
     let bar = gpu_collide::bench::progress_bar();
     let report = gpu_collide::bench::run(&options, &bar)?;
     // The files are the results that last: written even when standard output fails.
-    let printed = print_out(&report.table());
+    let printed = if options.json_on_stdout() {
+        note(report.table().trim_end());
+        report.to_json().and_then(|json| print_out(&(json + "\n")))
+    } else {
+        print_out(&report.table())
+    };
     let outputs = gpu_collide::bench::write_outputs(&report, &options)?;
+    let json = if options.json_on_stdout() {
+        "standard output".to_string()
+    } else {
+        outputs.json.display().to_string()
+    };
     note(&format!(
-        "wrote {}, {} and {}",
-        outputs.json.display(),
+        "wrote {json}, {} and {}",
         outputs.plot.display(),
         outputs.table.display()
     ));
@@ -621,16 +664,14 @@ fn bench(options: BenchOptions) -> Result<(), CliError> {
     if report.disagreements_not_of_the_baseline() > 0 {
         return Err(CliError::Report(format!(
             "{} pairs differ between backends outside the 0.01 band; see DISAGREE above and \
-             `disagreements` in {}",
+             `disagreements` in {json}",
             report.disagreements(),
-            outputs.json.display()
         )));
     }
     match report.failed.len() {
         0 => Ok(()),
         n => Err(CliError::Report(format!(
-            "{n} run(s) failed; see FAILED above and `failed` in {}",
-            outputs.json.display()
+            "{n} run(s) failed; see FAILED above and `failed` in {json}"
         ))),
     }
 }

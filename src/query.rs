@@ -22,7 +22,7 @@
 
 use glam::Vec2;
 
-use crate::error::{Location, SceneError};
+use crate::error::{f32_text, Location, SceneError};
 
 /// A segment from `origin` to `origin + delta`, stopping at the first body it meets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -190,7 +190,11 @@ impl QueryBatch {
                     return Err(SceneError::new(
                         at,
                         "min, max",
-                        format!("min is greater than max on {axis} ({lo} > {hi})"),
+                        format!(
+                            "min is greater than max on {axis} ({} > {})",
+                            f32_text(lo),
+                            f32_text(hi)
+                        ),
                     ));
                 }
             }

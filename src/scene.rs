@@ -12,7 +12,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Number, Value};
 
 use crate::body::Body;
-use crate::error::{Error, Location, SceneError};
+use crate::error::{f32_text, Error, Location, SceneError};
 use crate::library::{ShapeLibrary, MAX_BITMASK_COORDINATE, MAX_DISPLACEMENT};
 use crate::query::{BoxQuery, PointQuery, QueryBatch, Ray};
 use crate::shapes::{Bitmask, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
@@ -105,34 +105,44 @@ fn with_mask(mut object: Map<String, Value>, mask: u32) -> Value {
 
 fn ray_json(ray: &Ray) -> Value {
     let mut object = Map::new();
-    object.insert("x".into(), json!(ray.origin.x));
-    object.insert("y".into(), json!(ray.origin.y));
-    object.insert("dx".into(), json!(ray.delta.x));
-    object.insert("dy".into(), json!(ray.delta.y));
+    object.insert("x".into(), f32_json(ray.origin.x));
+    object.insert("y".into(), f32_json(ray.origin.y));
+    object.insert("dx".into(), f32_json(ray.delta.x));
+    object.insert("dy".into(), f32_json(ray.delta.y));
     with_mask(object, ray.mask)
 }
 
 fn point_json(point: &PointQuery) -> Value {
     let mut object = Map::new();
-    object.insert("x".into(), json!(point.point.x));
-    object.insert("y".into(), json!(point.point.y));
+    object.insert("x".into(), f32_json(point.point.x));
+    object.insert("y".into(), f32_json(point.point.y));
     with_mask(object, point.mask)
 }
 
 fn box_json(query: &BoxQuery) -> Value {
     let mut object = Map::new();
-    object.insert("min".into(), json!([query.min.x, query.min.y]));
-    object.insert("max".into(), json!([query.max.x, query.max.y]));
+    object.insert(
+        "min".into(),
+        json!([f32_json(query.min.x), f32_json(query.min.y)]),
+    );
+    object.insert(
+        "max".into(),
+        json!([f32_json(query.max.x), f32_json(query.max.y)]),
+    );
     with_mask(object, query.mask)
 }
 
 fn shape_json(shape: &Shape) -> Value {
     match shape {
         Shape::Polygon(p) => {
-            let vertices: Vec<Value> = p.vertices.iter().map(|v| json!([v.x, v.y])).collect();
+            let vertices: Vec<Value> = p
+                .vertices
+                .iter()
+                .map(|v| json!([f32_json(v.x), f32_json(v.y)]))
+                .collect();
             json!({ "polygon": vertices })
         }
-        Shape::Circle(c) => json!({ "circle": c.radius }),
+        Shape::Circle(c) => json!({ "circle": f32_json(c.radius) }),
         Shape::Bitmask(m) => json!({
             "bitmask": { "width": m.width(), "height": m.height(), "rows": m.to_rows() }
         }),
@@ -142,16 +152,16 @@ fn shape_json(shape: &Shape) -> Value {
 fn body_json(body: &Body) -> Value {
     let mut object = Map::new();
     object.insert("shape".into(), json!(body.shape));
-    object.insert("x".into(), json!(body.position.x));
-    object.insert("y".into(), json!(body.position.y));
+    object.insert("x".into(), f32_json(body.position.x));
+    object.insert("y".into(), f32_json(body.position.y));
     if body.angle != 0.0 {
-        object.insert("angle".into(), json!(body.angle));
+        object.insert("angle".into(), f32_json(body.angle));
     }
     if body.velocity.x != 0.0 {
-        object.insert("vx".into(), json!(body.velocity.x));
+        object.insert("vx".into(), f32_json(body.velocity.x));
     }
     if body.velocity.y != 0.0 {
-        object.insert("vy".into(), json!(body.velocity.y));
+        object.insert("vy".into(), f32_json(body.velocity.y));
     }
     if body.layer != u32::MAX {
         object.insert("layer".into(), json!(body.layer));
@@ -280,6 +290,17 @@ fn number_text(value: f64) -> String {
     } else {
         quote(&value)
     }
+}
+
+/// An f32 as a JSON number written with the digits that identify the f32 (`1e-30`,
+/// `0.43333334`), not those of its f64 widening (`9.999999999999999e-31`,
+/// `0.4333333373069763`), which claim a precision the f32 does not have. Read back as
+/// f32, it is the same f32. Not finite, it is `null`, as serde_json has it.
+pub fn f32_json(value: f32) -> Value {
+    // `Display` gives the shortest decimal that reads back as the same f32; that decimal
+    // read as f64 is the f64 that serde_json writes as the same digits.
+    let shortest: f64 = value.to_string().parse().unwrap_or(f64::from(value));
+    Value::from(shortest)
 }
 
 /// An f64 from the file as the f32 every backend computes with, refusing what f32 cannot hold.
@@ -905,9 +926,10 @@ fn parse_body(
     if let Shape::Bitmask(_) = kind {
         for (field, v) in [("vx", velocity.x), ("vy", velocity.y)] {
             if v != 0.0 {
-                return Err(
-                    fields.error(field, format!("a bitmask body cannot move ({field} {v})"))
-                );
+                return Err(fields.error(
+                    field,
+                    format!("a bitmask body cannot move ({field} {})", f32_text(v)),
+                ));
             }
         }
         // Checked here in f64: rounding to f32 could make 3.0000001 look whole.
@@ -1014,6 +1036,40 @@ mod tests {
         assert_eq!(number_text(-2.5), "-2.5");
         assert_eq!(number_text(3.0), "3");
         assert_eq!(number_text(1e-300), "1e-300");
+    }
+
+    #[test]
+    fn f32_values_are_printed_with_their_own_shortest_digits() {
+        use crate::error::f32_text;
+        assert_eq!(f32_text(1e-30), "1e-30");
+        assert_eq!(f32_text(-3e38), "-3e38");
+        assert_eq!(f32_text(13.0 / 30.0), "0.43333334");
+        assert_eq!(f32_text(2.5), "2.5");
+        assert_eq!(f32_text(0.0), "0");
+        assert_eq!(f32_text(f32::INFINITY), "inf");
+        assert_eq!(f32_json(1e-30).to_string(), "1e-30");
+        assert_eq!(f32_json(13.0 / 30.0).to_string(), "0.43333334");
+        assert_eq!(f32_json(f32::NAN), Value::Null);
+        // A scene written back says the numbers it was given, not their f64 widening.
+        let scene = Scene::from_json(
+            r#"{"shapes": [{"circle": 1e-30}, {"polygon": [[0, 0], [0.1, 0], [0, 0.3]]}],
+                "bodies": [{"shape": 0, "x": 0.1, "y": 1e-30, "angle": 0.7}],
+                "rays": [{"x": 0.1, "y": 0, "dx": 0.3, "dy": 0}]}"#,
+        )
+        .expect("valid");
+        let text = scene.to_json();
+        for written in [
+            r#"{"circle":1e-30}"#,
+            "[0.1,0.0]",
+            "[0.0,0.3]",
+            r#""x":0.1"#,
+            r#""y":1e-30"#,
+            r#""angle":0.7"#,
+            r#""dx":0.3"#,
+        ] {
+            assert!(text.contains(written), "{written} in {text}");
+        }
+        assert_eq!(Scene::from_json(&text).expect("valid"), scene);
     }
 
     #[test]

@@ -497,3 +497,135 @@ fn answers_stay_writable_where_f32_overflows() {
         }
     }
 }
+
+/// A fresh, empty directory to run the binary in, to see what it leaves there.
+fn empty_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn out_dash_is_standard_output_for_every_command() {
+    let path = write_scene("spec-1.1-dash.json", SPEC_EXAMPLE_1_1);
+    let dir = empty_dir("dash");
+    for name in ["pairs", "contacts", "query"] {
+        let to_stdout = run(&[name, &path, "--backend", "cpu"]);
+        let out = command(&[name, &path, "--backend", "cpu", "--out", "-"])
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stderr}");
+        assert!(!out.stdout.is_empty(), "{name}: {stderr}");
+        assert_eq!(out.stdout, to_stdout.stdout, "{name}: as without --out");
+    }
+    // The benchmark's --out is a directory, which standard output is not; its JSON can go
+    // there instead of the table.
+    let bench = |args: &[&str]| {
+        let mut all = vec!["bench", "--scene", "bullet-hell", "--bodies", "300"];
+        all.extend(["--frames", "1", "--backend", "cpu"]);
+        all.extend(args);
+        command(&all)
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs")
+    };
+    let refused = bench(&["--out", "-"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--out -") && stderr.contains("directory") && stderr.contains("--json -"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("bodies on cpu"),
+        "refused before running: {stderr}"
+    );
+    let json = bench(&["--out", "results", "--json", "-"]);
+    let stderr = String::from_utf8_lossy(&json.stderr);
+    assert!(json.status.success(), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("only the JSON on stdout");
+    assert_eq!(report["runs"][0]["bodies"], 300, "{report}");
+    assert!(stderr.contains("wrote standard output"), "{stderr}");
+    assert!(dir.join("results").join("frame_time.svg").exists());
+    assert!(!dir.join("results").join("bench.json").exists());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, ["results"], "no file named `-`");
+}
+
+/// The README's commands on the example scenes, run as written (from the repository's
+/// root) where they show an answer: each must print exactly that answer, so the README
+/// cannot drift from the binary. Every scene a README command names must exist.
+#[test]
+fn the_readme_commands_answer_as_the_readme_shows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let drawings = empty_dir("readme");
+    let (mut answered, mut drawn) = (0, 0);
+    let mut previous: Option<serde_json::Value> = None;
+    for line in readme.lines() {
+        let Some(command_line) = line.strip_prefix("cargo run --release -- ") else {
+            continue;
+        };
+        let (args, comment) = match command_line.split_once(" # ") {
+            Some((args, comment)) => (args, comment.trim()),
+            None => (command_line, ""),
+        };
+        let mut args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        let Some(name) = args.first().cloned() else {
+            continue;
+        };
+        if !["pairs", "contacts", "query", "draw"].contains(&name.as_str()) {
+            continue;
+        }
+        let scene = root.join(&args[1]);
+        assert!(scene.is_file(), "README: `{line}`: no {}", scene.display());
+        // Drawn into a scratch directory rather than the repository.
+        let picture = (name == "draw").then(|| {
+            let out = args.iter().position(|a| a == "--out").expect("draw --out") + 1;
+            args[out] = drawings.join(&args[out]).display().to_string();
+            args[out].clone()
+        });
+        let backend = args
+            .iter()
+            .position(|a| a == "--backend")
+            .map_or(if name == "draw" { "cpu" } else { "gpu" }, |k| {
+                args[k + 1].as_str()
+            });
+        if backend == "gpu" && gpu().is_none() {
+            continue;
+        }
+        let out = command(&args.iter().map(String::as_str).collect::<Vec<_>>())
+            .current_dir(root)
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "README: `{line}`: {stderr}");
+        if let Some(picture) = picture {
+            let svg = std::fs::read_to_string(picture).expect("the picture is written");
+            roxmltree::Document::parse(&svg).expect("the picture is well-formed XML");
+            drawn += 1;
+        } else if comment.starts_with('{') {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(text.trim_end(), comment, "README: `{line}`");
+            previous = Some(serde_json::from_str(comment).expect("the README shows JSON"));
+            answered += 1;
+        } else if comment.starts_with("the same") {
+            let shown = previous
+                .as_ref()
+                .expect("an answer above to be the same as");
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            assert!(json_close(&value, shown, 1e-5), "README: `{line}`: {value}");
+        }
+    }
+    assert!(answered >= 4, "the README shows {answered} answers");
+    assert_eq!(drawn, 2, "the README's two drawings");
+}

@@ -114,7 +114,15 @@ fn draws_ten_thousand_bodies_and_a_window_of_them() {
 fn a_bad_view_is_refused_with_the_reason() {
     let input = temp("bad-view.json");
     std::fs::write(&input, SPEC_EXAMPLE).expect("scene written");
-    for (view, words) in [("0,0,1", "four numbers"), ("5,0,1,1", "x0 < x1")] {
+    for (view, words) in [
+        ("0,0,1", "four numbers"),
+        ("5,0,1,1", "x0 < x1"),
+        (
+            "0,0,1e39,1",
+            "1e39 is beyond the range of the scene's 32-bit coordinates",
+        ),
+        ("-inf,0,1,1", "finite"),
+    ] {
         let run = Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
             .arg("draw")
             .arg(&input)
@@ -209,4 +217,166 @@ fn queries_are_drawn_with_what_they_found() {
             "box 0: bodies [0]"
         ]
     );
+}
+
+/// A bitmask drawn as an image: the `<use>` that shows body `index`, and the `<image>` it
+/// refers to.
+fn mask_image<'a>(
+    document: &'a roxmltree::Document<'a>,
+    index: usize,
+) -> (roxmltree::Node<'a, 'a>, roxmltree::Node<'a, 'a>) {
+    let title = format!("body {index}");
+    let shown = document
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("use") && n.first_element_child().and_then(|t| t.text()) == Some(&title)
+        })
+        .unwrap_or_else(|| panic!("no <use> titled {title}"));
+    let id = shown
+        .attribute("href")
+        .and_then(|h| h.strip_prefix('#'))
+        .expect("the use refers to an element of the document");
+    let image = document
+        .descendants()
+        .find(|n| n.has_tag_name("image") && n.attribute("id") == Some(id))
+        .unwrap_or_else(|| panic!("no image {id}"));
+    (shown, image)
+}
+
+/// The RGBA pixels, width and height of an `<image>`'s PNG data URL, decoded.
+fn decode_image(image: roxmltree::Node) -> (Vec<u8>, u32, u32) {
+    use base64::Engine;
+    let data = image
+        .attribute("href")
+        .and_then(|h| h.strip_prefix("data:image/png;base64,"))
+        .expect("a PNG data URL");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("valid base64");
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let frame = reader.next_frame(&mut pixels).expect("a PNG image");
+    assert_eq!(
+        frame.color_type,
+        png::ColorType::Rgba,
+        "palette and alpha, expanded"
+    );
+    pixels.truncate(frame.buffer_size());
+    (pixels, frame.width, frame.height)
+}
+
+#[test]
+fn a_bitmask_is_an_image_of_its_cells_placed_in_world_units() {
+    // 37 columns cross a word of the packed mask and end inside a PNG byte; no two rows
+    // or columns alike, so a flip or a shift shows.
+    let (width, height) = (37u32, 5u32);
+    let set = |c: u32, r: u32| (c * 7 + r * 3).is_multiple_of(5) || (c == 36 && r == 4);
+    let rows: Vec<String> = (0..height)
+        .map(|r| {
+            (0..width)
+                .map(|c| if set(c, r) { '#' } else { '.' })
+                .collect()
+        })
+        .collect();
+    let rows = serde_json::to_string(&rows).expect("rows as JSON");
+    // Body 2, a circle on the set cell (5, 0) of body 1, collides with it; bodies 0 and 3
+    // share the plain image, body 1 has the colliding one.
+    let scene = format!(
+        r#"{{"shapes": [{{"bitmask": {{"width": {width}, "height": {height}, "rows": {rows}}}}},
+                       {{"circle": 0.25}}],
+            "bodies": [{{"shape": 0, "x": -50, "y": 20}}, {{"shape": 0, "x": 100, "y": -7}},
+                       {{"shape": 1, "x": 105.5, "y": -6.5}}, {{"shape": 0, "x": 300, "y": 40}}]}}"#
+    );
+    let parsed = Scene::from_json(&scene).expect("valid");
+    assert_eq!(colliding(&parsed), [1, 2].into_iter().collect());
+    let svg = draw("bitmask-image", &scene, &[]);
+    let document = roxmltree::Document::parse(&svg).expect("well-formed");
+    let images = document
+        .descendants()
+        .filter(|n| n.has_tag_name("image"))
+        .count();
+    assert_eq!(images, 2, "one image per shape and colour");
+    let (_, hit) = drawn(&svg);
+    assert_eq!(hit, [1, 2].into_iter().collect());
+
+    for (index, (x, y), colliding) in [
+        (0, (-50.0, 20.0), false),
+        (1, (100.0, -7.0), true),
+        (3, (300.0, 40.0), false),
+    ] {
+        let (shown, image) = mask_image(&document, index);
+        let number = |node: roxmltree::Node, name: &str| -> f64 {
+            node.attribute(name)
+                .map_or(0.0, |v| v.parse().expect("a number"))
+        };
+        // Placed at the body, one world unit per cell, stretched to exactly that.
+        assert_eq!(
+            (number(shown, "x"), number(shown, "y")),
+            (x, y),
+            "body {index}"
+        );
+        assert_eq!((number(image, "x"), number(image, "y")), (0.0, 0.0));
+        assert_eq!(
+            (number(image, "width"), number(image, "height")),
+            (width as f64, height as f64)
+        );
+        assert_eq!(image.attribute("preserveAspectRatio"), Some("none"));
+        assert!(
+            image
+                .attribute("style")
+                .is_some_and(|s| s.contains("image-rendering: pixelated")),
+            "cells stay sharp"
+        );
+        // In the picture's y-up group, where row r of the image lies at y + r as the
+        // format puts the mask's row r.
+        let flipped = shown
+            .ancestors()
+            .any(|a| a.attribute("transform") == Some("scale(1,-1)"));
+        assert!(flipped, "body {index} is drawn y up");
+        let class = shown.attribute("class").expect("a class");
+        assert_eq!(class.split(' ').any(|w| w == "hit"), colliding, "{class}");
+
+        let (pixels, w, h) = decode_image(image);
+        assert_eq!((w, h), (width, height));
+        let colour: [u8; 3] = if colliding {
+            [0xe4, 0x57, 0x2e]
+        } else {
+            [0x4a, 0x6f, 0xa5]
+        };
+        for r in 0..height {
+            for c in 0..width {
+                let at = 4 * (r * width + c) as usize;
+                let pixel = &pixels[at..at + 4];
+                if set(c, r) {
+                    assert_eq!(pixel[..3], colour, "body {index}: cell ({c}, {r})");
+                    assert!(pixel[3] > 0, "body {index}: cell ({c}, {r}) is shown");
+                } else {
+                    assert_eq!(pixel[3], 0, "body {index}: cell ({c}, {r}) is transparent");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_picture_goes_to_standard_output_for_out_dash() {
+    let input = temp("stdout.json");
+    std::fs::write(&input, SPEC_EXAMPLE).expect("scene written");
+    let dir = temp("stdout-cwd");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let run = Command::new(env!("CARGO_BIN_EXE_gpu-collide"))
+        .current_dir(&dir)
+        .arg("draw")
+        .arg(&input)
+        .args(["--out", "-"])
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("to standard output"), "{stderr}");
+    assert!(!dir.join("-").exists(), "no file named `-`");
+    let (all, _) = drawn(&String::from_utf8(run.stdout).expect("UTF-8"));
+    assert_eq!(all.len(), 5);
 }

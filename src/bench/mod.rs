@@ -191,7 +191,8 @@ pub struct BenchOptions {
     pub backends: Option<Vec<Backend>>,
     /// Timed frames per run (at least one), after one warm-up frame.
     pub frames: usize,
-    /// Where to write the JSON; `None` writes `out/bench.json`.
+    /// Where to write the JSON; `None` writes `out/bench.json`, `-` standard output
+    /// (see [`BenchOptions::json_on_stdout`]).
     pub json: Option<PathBuf>,
     /// Directory of the plot, the table and (by default) the JSON.
     pub out: PathBuf,
@@ -211,6 +212,14 @@ impl Default for BenchOptions {
             out: PathBuf::from(DEFAULT_OUT),
             seed: SEED,
         }
+    }
+}
+
+impl BenchOptions {
+    /// Whether the JSON goes to standard output (`--json -`), and the table, which
+    /// would mix with it there, to standard error.
+    pub fn json_on_stdout(&self) -> bool {
+        self.json.as_ref().is_some_and(|j| j.as_os_str() == "-")
     }
 }
 
@@ -1022,10 +1031,21 @@ impl Outputs {
 
 /// Creates the output directory (and the JSON file's) and checks that each output file
 /// can be written, without changing one that exists: a file that did not exist is
-/// created and removed again.
+/// created and removed again. `--out -` is refused: standard output is no directory.
 pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, CliError> {
+    if options.out.as_os_str() == "-" {
+        return Err(CliError::Usage(format!(
+            "--out -: --out is the directory of {}, {TABLE_FILE} and {JSON_FILE}, which \
+             standard output cannot be (the table is printed there anyway; `--json -` \
+             prints the JSON there instead of the table)",
+            plot::PLOT_FILE
+        )));
+    }
     let outputs = Outputs::of(options);
-    let json_dir = outputs.json.parent().filter(|d| !d.as_os_str().is_empty());
+    let json_dir = outputs
+        .json
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !options.json_on_stdout());
     let json = ("--json", outputs.json.as_path(), json_dir);
     let out = ("--out", options.out.as_path(), Some(options.out.as_path()));
     for (option, value, dir) in [out, json] {
@@ -1044,7 +1064,8 @@ pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, CliError> {
             source,
         })?;
     }
-    for file in [&outputs.json, &outputs.plot, &outputs.table] {
+    let json_file = (!options.json_on_stdout()).then_some(&outputs.json);
+    for file in json_file.into_iter().chain([&outputs.plot, &outputs.table]) {
         let checked = if file.is_dir() {
             Err(std::io::Error::new(
                 std::io::ErrorKind::IsADirectory,
@@ -1068,10 +1089,13 @@ pub fn prepare_outputs(options: &BenchOptions) -> Result<Outputs, CliError> {
     Ok(outputs)
 }
 
-/// Writes the JSON (to `--json`, or the output directory), the plot and the table.
+/// Writes the JSON (to `--json`, or the output directory), the plot and the table; the
+/// JSON not when it goes to standard output, which is the caller's to write.
 pub fn write_outputs(report: &Report, options: &BenchOptions) -> Result<Outputs, CliError> {
     let outputs = Outputs::of(options);
-    report.write_json(&outputs.json)?;
+    if !options.json_on_stdout() {
+        report.write_json(&outputs.json)?;
+    }
     report::write_file(&outputs.table, &report.table())?;
     plot::draw(&report.runs, &outputs.plot)?;
     Ok(outputs)
