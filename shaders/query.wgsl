@@ -500,7 +500,8 @@ fn clip_segment(range: Hit, exit: ptr<function, f32>, n: vec2<f32>, h: f32, star
 }
 
 // A ray against a polygon (vertices and normals rotated into the body's frame). Twin of
-// `ray_polygon`.
+// `ray_polygon`, which says why the normal is the entered edge nearest the point of
+// entry rather than the latest entered half-plane's.
 fn ray_polygon(shape: PackedShape, rotation: vec2<f32>, start: vec2<f32>, delta: vec2<f32>) -> Hit {
     var range = Hit(true, 0.0, vec2<f32>(0.0));
     var exit = 1.0;
@@ -512,7 +513,36 @@ fn ray_polygon(shape: PackedShape, rotation: vec2<f32>, start: vec2<f32>, delta:
             return NO_HIT;
         }
     }
+    if all(range.normal == vec2<f32>(0.0)) {
+        return range; // starts in or on the polygon
+    }
+    let point = start + range.t * delta;
+    var nearest = 3.4e38;
+    for (var k = 0u; k < shape.count; k++) {
+        let v = library_vertex(shape.first + k);
+        let n = rotate(v.normal, rotation);
+        let next = library_vertex(shape.first + select(k + 1u, 0u, k + 1u == shape.count));
+        let d = segment_distance_squared(point, rotate(v.position, rotation), rotate(next.position, rotation));
+        if dot(n, delta) < 0.0 && d < nearest {
+            nearest = d;
+            range.normal = n;
+        }
+    }
     return range;
+}
+
+// The squared distance from `point` to the segment from `a` to `b`. Twin of
+// `segment_distance_squared`.
+fn segment_distance_squared(point: vec2<f32>, a: vec2<f32>, b: vec2<f32>) -> f32 {
+    let edge = b - a;
+    let off = point - a;
+    let length = dot(edge, edge);
+    var s = 0.0;
+    if length > 0.0 {
+        s = clamp(dot(off, edge) / length, 0.0, 1.0);
+    }
+    let rest = off - s * edge;
+    return dot(rest, rest);
 }
 
 // A ray against the box lo ..= hi (a bitmask's cell). As ray_polygon with the box's sides.

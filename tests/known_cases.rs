@@ -699,6 +699,33 @@ mod far_and_fast {
     }
 
     #[test]
+    fn a_long_ray_into_a_wide_corner_gets_the_edge_it_enters() {
+        // A 9-gon 0.06 across at x = -12598, entered 0.0116 from a corner of 160°
+        // after 18000 units: the two edges' half-planes are entered within rounding of
+        // each other, and the normal must still be the entered edge's (0.0226, -0.9997),
+        // not its neighbour's (0.2043, -0.9789), which lies past the band.
+        let text = json!({
+            "shapes": [{"polygon": [
+                [0.016563772773481585, 0.0], [0.012688586090210991, 0.042195117310359895],
+                [0.002876268957404195, 0.06464667028470919], [-0.00828188638674079, 0.056849327765132594],
+                [-0.015564855047615183, 0.02245155297434931], [-0.015564855047615189, -0.022451552974349295],
+                [-0.0082818863867408, -0.05684932776513257], [0.0028762689574041876, -0.0646466702847092],
+                [0.012688586090210988, -0.04219511731035992]
+            ]}],
+            "bodies": [{"shape": 0, "x": -12597.782563148146, "y": 8990.969042018558, "angle": -1.4566001828488684}],
+            "rays": [{"x": -3611.1045024005216, "y": -6759.19298862321, "dx": -8986.70132251348, "dy": 15750.167690975304}],
+        })
+        .to_string();
+        let scene = Scene::from_json(&text).expect("valid");
+        let found = answers("a wide corner", &scene);
+        let normal = found.rays[0]
+            .and_then(|h| h.normal)
+            .expect("a hit with a normal");
+        let off = (normal.x as f64 - 0.0226).hypot(normal.y as f64 + 0.9997);
+        assert!(off < 1e-3, "{normal:?}");
+    }
+
+    #[test]
     fn long_rays_against_circles_hit_where_they_should() {
         // Off-centre by 1.9 of a radius of 2.5: enters at x = -sqrt(2.5² - 1.9²), the
         // normal there (x, 1.9) / 2.5. Through the centre from 16000 away: enters at

@@ -221,12 +221,49 @@ fn clip_segment(
 
 /// Where the segment first meets a convex polygon, and the normal of the edge it enters
 /// by (`None` when it starts in or on the polygon).
+///
+/// The time is the latest entry into an edge's half-plane, but the edge is not that
+/// half-plane's: where two edges meet at a wide angle their half-planes are entered at
+/// nearly the same time over a long stretch of both (at 170°, 0.003 of rounding in the
+/// times, a ray's at 18000 units, moves the choice 0.017 from the corner, past the
+/// format's 0.01). The entered edge nearest the point of entry is off only by that
+/// point's own rounding.
 pub fn ray_polygon(p: &Convex, start: Vec2, delta: Vec2) -> Option<(f32, Option<Vec2>)> {
     let mut range = (0.0f32, 1.0f32, None);
     for (&n, &v) in p.normals.iter().zip(p.points) {
         range = clip_segment(range, n, n.dot(v), start, delta)?;
     }
-    Some((range.0, range.2))
+    let (t, _, entered) = range;
+    let normal = entered.map(|n| nearest_entered_normal(p, start + t * delta, delta).unwrap_or(n));
+    Some((t, normal))
+}
+
+/// The normal of the edge nearest `point` among those a segment along `delta` crosses
+/// inwards; the first of equals.
+fn nearest_entered_normal(p: &Convex, point: Vec2, delta: Vec2) -> Option<Vec2> {
+    let count = p.points.len();
+    let (mut nearest, mut normal) = (f32::MAX, None);
+    for k in 0..count {
+        let n = p.normals[k];
+        let d = segment_distance_squared(point, p.points[k], p.points[(k + 1) % count]);
+        if n.dot(delta) < 0.0 && d < nearest {
+            (nearest, normal) = (d, Some(n));
+        }
+    }
+    normal
+}
+
+/// The squared distance from `point` to the segment from `a` to `b`. WGSL
+/// `segment_distance_squared`.
+fn segment_distance_squared(point: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let (edge, off) = (b - a, point - a);
+    let length = edge.dot(edge);
+    let s = if length > 0.0 {
+        (off.dot(edge) / length).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (off - s * edge).length_squared()
 }
 
 /// Where the segment first meets a circle, and the radius direction there (against the
