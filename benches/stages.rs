@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Not run by CI (`cargo bench --no-run` only proves it compiles); the end-to-end
-//! numbers come from `gpu-collide bench` (see BENCHMARKS.md).
+//! numbers come from `gpu-collide bench` (BENCHMARKS.md, "Running the benchmark").
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

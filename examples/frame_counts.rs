@@ -1,7 +1,7 @@
 //! What one frame of the GPU pipeline reads, writes and counts, for the cost model in
-//! BENCHMARKS.md: the grid is built and queried with the CPU twin, which reads exactly
-//! what the kernels read, and each access is tallied by the size of the record the
-//! kernel loads (`src/packed.rs`).
+//! BENCHMARKS.md ("A cost model for real GPUs"): the grid is built and queried with the
+//! CPU twin, which reads exactly what the kernels read, and each access is tallied by the
+//! size of the record the kernel loads (`src/packed.rs`).
 //!
 //! ```text
 //! cargo run --release --example frame_counts -- 100000 1000000

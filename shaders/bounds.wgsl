@@ -4,7 +4,8 @@
 // shaders/broad.wgsl finishes; CPU twin: `place` and `add_to_level` in
 // src/cpu/broad.rs). One kernel rather than two: on llvmpipe a kernel costs about the
 // words its invocations load and store, and the box then stays in registers instead of
-// being stored and loaded again with the body's filter (BENCHMARKS.md, stop 20).
+// being stored and loaded again with the body's filter (BENCHMARKS.md, "The bounds
+// kernel").
 // Before it, for frames whose positions live in a buffer of the caller's, read_bodies
 // turns them into transforms (host twin: library::source_rotation).
 
@@ -56,7 +57,7 @@ fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
         // software adapter the library is a uniform buffer, read for 8 lanes in one
         // gather, where a storage word is loaded lane by lane. The info's kind, loaded
         // twice, cost bullet-hell 100k's bounds stage 8.4 ms against 7.5 (BENCHMARKS.md,
-        // stop 36).
+        // "The bounds kernel").
         let shape = infos[i].shape;
         let kind = library_kind(shape);
         let box = world_box(i, shape, kind);

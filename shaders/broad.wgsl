@@ -11,7 +11,8 @@
 //   own level a body reads only its own cell and the cells after it, row by row: a pair
 //   in two cells is reported by the body in the earlier cell, a pair in one cell by its
 //   lower index. That halves the reading on crowded levels (measured on the 10k
-//   bitmask scene: 849k entries read before, 480k after; see BENCHMARKS.md). Between two
+//   bitmask scene: 849k entries read before, 480k after; BENCHMARKS.md, "The grid
+//   follows the scene"). Between two
 //   levels only one side looks, chosen per pair of levels (see `sweeps_down`): the
 //   many fine bodies looking up at the few coarse ones, or the coarse ones sweeping the
 //   fine cells under them, whichever touches fewer cells. So every candidate appears
@@ -29,12 +30,12 @@
 //   turns counts into ranges, scatter_cells writes the entries grouped by bucket, so a
 //   bucket's bodies are read contiguously. An entry is one word, the body's index with
 //   its row's tag in the bits the index leaves free (row_tag in grid.wgsl): its cell
-//   and filter are read from its record (body_cells) by whoever reads the entry and
-//   finds the tag of the row it reads. Entries
-//   that copied them (six words) cost scatter_cells 2.5 times as much at 10^6 bodies,
-//   where its writes land all over memory: measured on lavapipe, 30 ms against 11 for
-//   one word (see BENCHMARKS.md), while the bodies that read entries are few, or few
-//   enough that the records they read stay in cache.
+//   and filter are read from its record (body_cells) by whoever reads the entry and finds
+//   the tag of the row it reads. Entries that copied them (six words) cost scatter_cells
+//   2.5 times as much at 10^6 bodies, where its writes land all over memory: measured on
+//   lavapipe, 30 ms against 11 for one word (BENCHMARKS.md, "Grid memory at a million
+//   bodies"), while the bodies that read entries are few, or few enough that the records
+//   they read stay in cache.
 // - Filters act early: each level keeps the OR of its bodies' layers, so a bullet whose
 //   mask accepts nobody on a level never looks there, and bullets that never meet
 //   bullets cost a few loads each.
@@ -55,7 +56,8 @@
 //   predicted from the shapes, and turned into
 //   one word per level of the levels its bodies search (choose_look_levels).
 //
-// Measured (lavapipe, 2 cores, 100k bullet-hell bodies; see BENCHMARKS.md): a first
+// Measured (lavapipe, 2 cores, 100k bullet-hell bodies; BENCHMARKS.md, "The grid follows
+// the scene"): a first
 // version with a three-pass prefix sum and every body looking at its coarser levels
 // spent ~115 ms here: the scan paid for its barriers, and 10^5 bullets each probed the
 // cells around them on the ships' levels. Allocating bucket ranges with one atomic per
@@ -203,7 +205,8 @@ fn choose_waiter_looks(own: u32) -> u32 {
 // (size_broad). Why here: a kernel of its own, one thread dispatched alone, cost every
 // frame about 40 µs on lavapipe, which wakes its worker threads for each dispatch that
 // has work (measured: 30 more such dispatches added 1.2-1.5 ms to bullet-hell 10k's
-// 1.7 ms frame, 30 more empty indirect ones 0.1 ms; see BENCHMARKS.md).
+// 1.7 ms frame, 30 more empty indirect ones 0.1 ms; BENCHMARKS.md, "Few dispatches, and
+// timestamps off by default").
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn allocate_buckets(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
@@ -344,7 +347,8 @@ fn candidate_of(i: u32, other: u32, kind: u32) -> vec2<u32> {
 // reruns. Binning here, rather than in a pass of its own over the candidates, spares
 // the narrow stage two dispatches and a read and write of every candidate (measured on
 // the crowded 10k scenes: the narrow stage 0.35-0.55 ms faster, the broad stage
-// 0.15-0.3 ms slower, see BENCHMARKS.md). False once the bin's count
+// 0.15-0.3 ms slower; BENCHMARKS.md, "The narrow phase by kind pair"). False once the
+// bin's count
 // has passed the limit: the frame will be refused, so the invocation stops (and no
 // counter can wrap around).
 fn emit_candidate(i: u32, bins: PartnerBins, other: u32) -> bool {
@@ -512,7 +516,8 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     loop {
         // A turn that moves to the next cell reads its first entry too: a body sweeping
         // sparse cells takes one turn a cell (measured: the crowded 10k scenes' broad
-        // phase took 3 ms more with a turn for the move alone, see BENCHMARKS.md).
+        // phase took 3 ms more with a turn for the move alone; BENCHMARKS.md, "The walk's
+        // loop").
         if walk.next >= walk.end {
             if !advance(&walk, me, box, search) {
                 break;

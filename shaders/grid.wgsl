@@ -61,14 +61,14 @@ fn waits(layer: u32) -> bool {
 // The hash table (`buckets`, `bucket_counters` while counted) holds a word a bucket,
 // then a word a block of BUCKETS_PER_THREAD buckets. The bounds stage counts each
 // bucket's bodies into its word (assign_cell); allocate_buckets turns each block's
-// counts into its buckets' first entries, one after another, and stores after the
-// buckets where the block's last one ends. So a bucket ends where the next one starts,
-// or, last of its block, at its block's end. Why one word: the bounds stage's counting
-// and scatter_cells' reading of starts land on random buckets, and at 10^6 bodies a
-// table of a bucket a body fits the processor's caches half as well at two words (see
-// BENCHMARKS.md). The cpu twin keeps a word a bucket too, with the buckets' ranges in
-// bucket order, so that each word is one bucket's end and the next one's start
-// (cpu::broad::Grid::bucket_ends).
+// counts into its buckets' first entries, one after another, and stores after the buckets
+// where the block's last one ends. So a bucket ends where the next one starts, or, last
+// of its block, at its block's end. Why one word: the bounds stage's counting and
+// scatter_cells' reading of starts land on random buckets, and at 10^6 bodies a table of
+// a bucket a body fits the processor's caches half as well at two words (BENCHMARKS.md,
+// "Grid memory at a million bodies"). The cpu twin keeps a word a bucket too, with the
+// buckets' ranges in bucket order, so that each word is one bucket's end and the next
+// one's start (cpu::broad::Grid::bucket_ends).
 
 // The first entry of bucket b, once allocate_buckets has run.
 fn bucket_start(b: u32) -> u32 {
@@ -90,7 +90,8 @@ fn bucket_end(b: u32) -> u32 {
 // low byte up. The walk of the uniform form (GridBinding in src/shaders.rs) compares
 // the seeker's key with an entry's, a word gathered from a uniform copy, before loading
 // the entry's box from storage, which llvmpipe loads lane by lane: that box was a fifth
-// of the thin crowds' broad stage and a third of the swarm's (BENCHMARKS.md, stop 36).
+// of the thin crowds' broad stage and a third of the swarm's (BENCHMARKS.md, "Uniform
+// copies on software adapters").
 // Twins in src/grid.rs.
 //
 // Why the test never drops a pair whose boxes meet: a coordinate's step,
@@ -164,7 +165,8 @@ fn box_keys_may_meet(a: u32, b: u32) -> bool {
 // orders the seekers (seeker_key in shaders/bounds.wgsl). Why apart from the body's
 // record: scatter_cells reads these two words of every body, 8 megabytes at 10^6
 // bodies where reading them from the 32-byte records took 32; measured on lavapipe
-// (BENCHMARKS.md), the bullet-hell 1M broad stage took 2 ms less.
+// (BENCHMARKS.md, "Grid memory at a million bodies"), the bullet-hell 1M broad stage
+// took 2 ms less.
 // The placements come first, so that a body's word of turns stays where it was when
 // the body count changes from one frame to the next (a game removing the bodies hit).
 fn placement_word(i: u32) -> u32 {
@@ -178,20 +180,20 @@ fn seeker_word(k: u32) -> u32 {
 
 // ---- grid entries: a body's index and its row's tag in one word ----
 
-// An entry of grid_entries holds the body's index in its low bits (entry_index_mask)
-// and, above them, its row's tag (row_tag). A walk reads the entries of a run of
-// buckets, and other rows and levels hash to those buckets too: it skips their entries
-// by the word it has already read, rather than loading each one's box and record from
-// wherever they lie. Counted on the cpu twin's grid of bullet-hell 1M (a bucket a
-// body), a ship's walk reads 23 entries, 18 of them from other rows; measured on
-// lavapipe, the broad stage there took 16.3-16.7 ms with the tags against 18.9 without
-// (BENCHMARKS.md, stop 30). The index takes the fewest bits that hold every body index
-// of the frame. The tag takes the bits above it but the top one, which it leaves clear:
+// An entry of grid_entries holds the body's index in its low bits (entry_index_mask) and,
+// above them, its row's tag (row_tag). A walk reads the entries of a run of buckets, and
+// other rows and levels hash to those buckets too: it skips their entries by the word it
+// has already read, rather than loading each one's box and record from wherever they lie.
+// Counted on the cpu twin's grid of bullet-hell 1M (a bucket a body), a ship's walk reads
+// 23 entries, 18 of them from other rows; measured on lavapipe, the broad stage there
+// took 16.3-16.7 ms with the tags against 18.9 without (BENCHMARKS.md, "Grid memory at a
+// million bodies"). The index takes the fewest bits that hold every body index of the
+// frame. The tag takes the bits above it but the top one, which it leaves clear:
 // assign_cell keeps the tag above the body's rank in its placement until scatter_cells
 // writes the entry, and `broad` then records the turns of the body's walk in that word
 // with the top bit (TURNS_RECORDED) set. So at 10^6 bodies the tag has 11 bits, and an
-// entry of another row passes with odds of 1 in 2048, to be left out by its cell like
-// an entry of another cell of the row; at the most bodies a frame may hold (MAX_BODIES,
+// entry of another row passes with odds of 1 in 2048, to be left out by its cell like an
+// entry of another cell of the row; at the most bodies a frame may hold (MAX_BODIES,
 // 2^29) it has 2.
 fn entry_index_mask() -> u32 {
     let bits = 32u - countLeadingZeros(max(params.body_count, 2u) - 1u);

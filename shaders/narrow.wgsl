@@ -438,7 +438,8 @@ fn emit_pair(pair: vec2<u32>) {
 // frame's counts. Measured on lavapipe, 10k bitmasks: the narrow phase took 10.8 ms as
 // one kernel branching on the kinds and 5.9 ms with the bitmask-bitmask test alone.
 // Frames with few candidates keep one list and run `narrow`, one kernel for all: six
-// dispatches more cost more than the divergence saves there (see BENCHMARKS.md).
+// dispatches more cost more than the divergence saves there (BENCHMARKS.md, "The narrow
+// phase by kind pair").
 //
 // narrow_args   totals the bins, checks they held their candidates, sizes the dispatches;
 // narrow_<kind> tests its bin's candidates, handing long tests to narrow_task;

@@ -42,7 +42,8 @@
 // Why the walk hands its entries over rather than reading them: on lavapipe, reading
 // the entries in the walk's loop cost 28 ms for the benchmark's 10^4 rays over 100k
 // bullet-hell bodies, 4.3 of it passing the cells; handed over a row at a time, the
-// walk takes 5 ms and query_deferred 18 (BENCHMARKS.md, "Rays hand their rows over").
+// walk takes 5 ms and query_deferred 18 (BENCHMARKS.md, "Queries: their own grid, and
+// rays that hand their rows over").
 //
 // No early stop along a ray: every body the segment's cells hold is tested, in
 // parallel, and the first hit wins. (The cpu's walk tests as it goes and stops past its

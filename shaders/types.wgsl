@@ -38,10 +38,10 @@ struct Aabb {
 
 // Each stage binds the frame's parameters as `uploaded_params` and reads them from
 // `params`, a private copy that each entry point takes before anything else. Why:
-// llvmpipe loads a uniform again wherever it is read, on every turn of a loop, since
-// the loop's stores and atomics might for all it knows change it; a private copy is
-// loaded once and stays in registers. Measured on lavapipe: the broad stage of the
-// crowded 10k scenes 6-7% faster (BENCHMARKS.md). On a GPU the copy is a few
+// llvmpipe loads a uniform again wherever it is read, on every turn of a loop, since the
+// loop's stores and atomics might for all it knows change it; a private copy is loaded
+// once and stays in registers. Measured on lavapipe: the broad stage of the crowded 10k
+// scenes 6-7% faster (BENCHMARKS.md, "The walk's loop"). On a GPU the copy is a few
 // registers.
 struct Params {
     body_count: u32,

@@ -185,27 +185,27 @@ pub const QUERY_SAMPLE: usize = 256;
 pub const QUERY_MULTIPLES: [f32; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
 
 /// What reading an entry costs the query walk against passing a cell. Set when the gpu's
-/// walk took a turn of its loop for each (stop 17): the count then picked the multiple
-/// that was fastest on lavapipe (see [`choose_query_grid`]); with 0.5 it picked the next
-/// one up. The walk now hands a row's cells over in one piece, so a cell costs less, and
-/// the same pick still wins: on the benchmark's rays, walk and deferred reading took
-/// 4.9 + 17.7 ms at 4 times the median body against 9.2 + 24.2 at 2 times and
-/// 2.4 + 19.1 at 8 times, where the tests took 10 ms against 2 (BENCHMARKS.md, "Rays
-/// hand their rows over").
+/// walk read the entries itself, a turn of its loop for each: the count then picked the
+/// multiple that was fastest on lavapipe (see [`choose_query_grid`]); with 0.5 it picked
+/// the next one up. The walk now hands a row's cells over in one piece, so a cell costs
+/// less, and the same pick still wins: on the benchmark's rays, walk and deferred reading
+/// took 4.9 + 17.7 ms at 4 times the median body against 9.2 + 24.2 at 2 times and 2.4 +
+/// 19.1 at 8 times, where the tests took 10 ms against 2 (BENCHMARKS.md, "Queries: their
+/// own grid, and rays that hand their rows over").
 pub const QUERY_ENTRY_WEIGHT: f64 = 1.0;
 
 /// The grid for a batch of queries: every body in it (its mask opened, none waiting,
 /// see `Collider::query`), with the base cell among [`QUERY_MULTIPLES`] of the median
 /// body that reads the least, counted on a sample of the bodies and of the queries.
 ///
-/// Why not the pairs' grid: a body looks only around itself, where the grid is made
-/// fine enough that most cells hold a body; a ray 20 to 200 units long crosses every
-/// cell along it on every level, and in a sparse scene most of them are empty. On the
-/// bullet-hell scene at 100k (a body per 25 x 25 units, bodies 3 to 48 across), 10^4
-/// rays took 67-69 ms a batch on lavapipe with the pairs' cell (twice the median body),
-/// 56-59 with 4 times, 70-77 with 8 and 97-143 with 16, where cells hold many bodies
-/// each; the count picks 4 (BENCHMARKS.md, "Queries: a grid sized for them"). Any
-/// size gives the same answers.
+/// Why not the pairs' grid: a body looks only around itself, where the grid is made fine
+/// enough that most cells hold a body; a ray 20 to 200 units long crosses every cell
+/// along it on every level, and in a sparse scene most of them are empty. On the
+/// bullet-hell scene at 100k (a body per 25 x 25 units, bodies 3 to 48 across), 10^4 rays
+/// took 67-69 ms a batch on lavapipe with the pairs' cell (twice the median body), 56-59
+/// with 4 times, 70-77 with 8 and 97-143 with 16, where cells hold many bodies each; the
+/// count picks 4 (BENCHMARKS.md, "Queries: their own grid, and rays that hand their rows
+/// over"). Any size gives the same answers.
 pub fn choose_query_grid(
     library: &ShapeLibrary,
     infos: &[BodyInfo],

@@ -87,10 +87,11 @@ pub trait Collider {
 
     /// Whether the frames that follow measure how long each stage takes
     /// ([`FrameStats::stages`]). Off by default, since the measuring costs every frame
-    /// time: on lavapipe a gpu frame's timestamps took 0.3-0.8 ms, 8-12% of a crowded
-    /// 10k frame (see BENCHMARKS.md). A backend that cannot measure its stages (the cpu
-    /// backend; the gpu backend on a device opened without
-    /// `wgpu::Features::TIMESTAMP_QUERY`) ignores it, and its stats say `None`.
+    /// time: on lavapipe a gpu frame's timestamps took 0.3-0.8 ms, 8-12% of a crowded 10k
+    /// frame (BENCHMARKS.md, "Few dispatches, and timestamps off by default"). A backend
+    /// that cannot measure its stages (the cpu backend; the gpu backend on a device
+    /// opened without `wgpu::Features::TIMESTAMP_QUERY`) ignores it, and its stats say
+    /// `None`.
     ///
     /// ```
     /// use gpu_collide::{Body, Circle, Collider, CpuCollider, Shape, ShapeLibrary, glam::Vec2};

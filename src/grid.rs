@@ -159,7 +159,8 @@ pub fn bucket_count(bodies: usize) -> u32 {
 /// was then scattered (TableLayout::around). Scattered, half the entries a ray read
 /// belonged to other cells sharing a bucket. With twice the buckets the table is laid
 /// out, each cell its own bucket: 10^4 rays took 15.5-16.4 ms on lavapipe against
-/// 21.4-28.8 (BENCHMARKS.md). The cost is the buckets buffer, 8 bytes a bucket, sized
+/// 21.4-28.8 (BENCHMARKS.md, "Queries: their own grid, and rays that hand their rows
+/// over"). The cost is the buckets buffer, 8 bytes a bucket, sized
 /// for this table by both backends.
 pub fn query_bucket_count(bodies: usize) -> u32 {
     bucket_count(bodies.saturating_mul(2))

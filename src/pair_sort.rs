@@ -1,7 +1,7 @@
 //! Sorting a frame's pairs, which every backend returns in ascending order. A crowded
 //! frame has tens of thousands, and a comparison sort of them was a visible part of the
-//! frame (0.3 ms for 15k pairs on the test machine, 4% of a crowded 10k frame on the
-//! gpu backend). The body indices of a frame need far fewer than 32 bits each, so a
+//! frame (0.3 ms for 15k pairs on a 2-thread AMD EPYC, Zen 5, 4% of a crowded 10k frame
+//! on the gpu backend). The body indices of a frame need far fewer than 32 bits each, so a
 //! pair fits a key of a few tens of bits, sorted by a least-significant-digit radix sort
 //! in three or four passes over the pairs.
 

@@ -17,11 +17,12 @@ use crate::packed::{wgsl_constants, BOX_KEY_BODIES, BUCKETS_PER_THREAD};
 /// buffer one invocation at a time, a loop over the 8 lanes it runs in lockstep with a
 /// branch and a bounds check for each, but gathers from a uniform buffer all 8 lanes at
 /// once. The narrow phase reads the library's vertices on every turn of its loops, so on
-/// lavapipe it took a half to two thirds of the time with the library in a uniform
-/// buffer (measured on the crowded 10k scenes, see BENCHMARKS.md). A uniform binding holds at most 64 KiB on
-/// most devices, and on a GPU the invocations of a wave reading different words of a
-/// uniform buffer may be served one address at a time, so the uniform form is used only
-/// on software adapters, for libraries that fit ([`LibraryBinding::UNIFORM_BYTES`]).
+/// lavapipe it took a half to two thirds of the time with the library in a uniform buffer
+/// (measured on the crowded 10k scenes: BENCHMARKS.md, "Uniform copies on software
+/// adapters"). A uniform binding holds at most 64 KiB on most devices, and on a GPU the
+/// invocations of a wave reading different words of a uniform buffer may be served one
+/// address at a time, so the uniform form is used only on software adapters, for
+/// libraries that fit ([`LibraryBinding::UNIFORM_BYTES`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LibraryBinding {
     /// A storage buffer of words, of any size.
@@ -59,21 +60,21 @@ impl LibraryBinding {
 /// `walk_end` and `walk_entry`, declared here; and whether it tests an entry's box key
 /// before loading its box (`walk_seeker_key`, `walk_may_meet`).
 ///
-/// The uniform form also copies the bodies' box keys (`box_key` in `shaders/grid.wgsl`,
-/// a word a body, written by the bounds kernel) and skips the box of an entry whose key
-/// lies apart from the seeker's: the entry's box, four words from storage, was a fifth
-/// of the thin crowds' broad stage and a third of the swarm's on lavapipe
-/// (BENCHMARKS.md, stop 36). The storage form tests nothing: a GPU loads a box as
-/// cheaply as a key.
+/// The uniform form also copies the bodies' box keys (`box_key` in `shaders/grid.wgsl`, a
+/// word a body, written by the bounds kernel) and skips the box of an entry whose key
+/// lies apart from the seeker's: the entry's box, four words from storage, was a fifth of
+/// the thin crowds' broad stage and a third of the swarm's on lavapipe (BENCHMARKS.md,
+/// "Uniform copies on software adapters"). The storage form tests nothing: a GPU loads a
+/// box as cheaply as a key.
 ///
 /// Why two forms: for the reason [`LibraryBinding`] gives. A turn of the walk loads a
 /// bucket's start and end and an entry, and llvmpipe runs the loads of every turn for all
 /// 8 lanes in lockstep whichever lanes need them; from storage buffers each is a loop
 /// over the lanes. Read from uniform copies made after the grid is sorted (three copies
-/// between two passes of the broad stage, and a fourth of the box keys below), the
-/// broad stage of the crowded 10k scenes took 7-20% less on lavapipe, their frames
-/// 2-16% (BENCHMARKS.md). The copies hold a table of at most
-/// [`GridBinding::UNIFORM_BUCKETS`] buckets and [`GridBinding::UNIFORM_ENTRIES`]
+/// between two passes of the broad stage, and a fourth of the box keys below), the broad
+/// stage of the crowded 10k scenes took 7-20% less on lavapipe, their frames 2-16%
+/// (BENCHMARKS.md, "Uniform copies on software adapters"). The copies hold a table of at
+/// most [`GridBinding::UNIFORM_BUCKETS`] buckets and [`GridBinding::UNIFORM_ENTRIES`]
 /// entries, so the uniform form is used on software adapters for at most that many
 /// bodies, and only in crowded frames, where the walk is long enough to pay for the
 /// copies (`GpuCollider::grid_binding`); the crowded cells handed over to

@@ -71,8 +71,9 @@ impl Backend {
     /// `"gpu"` fails without an adapter; `"auto"` takes the GPU when a hardware adapter
     /// opens and the CPU otherwise. A software adapter (llvmpipe, lavapipe, WARP) runs
     /// the same stages on the same CPU cores as the cpu backend, with a driver between,
-    /// so it is never the faster choice: on two cores, 5000 sprites took 28 ms a frame
-    /// on lavapipe against 6 ms on the cpu backend (BENCHMARKS.md). `"gpu"` still
+    /// so it is never the faster choice: on two cores, 5000 sprites took 21 ms a frame
+    /// on lavapipe against 5.4 ms on the cpu backend (BENCHMARKS.md, "Python:
+    /// group_collide against pygame"). `"gpu"` still
     /// takes a software adapter when asked for.
     pub(crate) fn choose(name: &str) -> PyResult<Self> {
         match name {

@@ -43,8 +43,8 @@ pub struct Machine {
     /// The CPU's family and model numbers and its widest vector extension, where the
     /// system says them: `family 23, model 49; avx2`. A virtual machine may show every
     /// host as `AMD EPYC`, while lavapipe's speed against a one-thread CPU library moves
-    /// with the generation under it (1.5-2x between the machines of BENCHMARKS.md's
-    /// stops 35 and 36), so figures are compared only where this matches.
+    /// with the generation under it (1.5-2x between a Zen 5 and a Zen 2: BENCHMARKS.md,
+    /// "The machines"), so figures are compared only where this matches.
     pub cpu_id: Option<String>,
     /// Threads the process may run at once.
     pub cpus: usize,

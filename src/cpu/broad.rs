@@ -142,7 +142,7 @@ pub struct Grid {
     /// moves each start past the bodies it places, so that each word ends as the end of
     /// its bucket and the start of the next. Half the memory of a count and a start a
     /// bucket, and no pass to set the starts back after the scatter; measured, a small
-    /// gain (BENCHMARKS.md, "One-word entries and table on the cpu too"). The GPU's
+    /// gain (BENCHMARKS.md, "The cpu backend"). The GPU's
     /// table is a word a bucket too, in blocks (`bucket_start` in `shaders/grid.wgsl`).
     pub bucket_ends: Vec<u32>,
     /// The bodies sorted by bucket: each entry a body's index, whose cell and filter
@@ -152,7 +152,7 @@ pub struct Grid {
     /// Why one word: the scatter writes each body's entry at a random place, and a
     /// frame's entries in one word are a sixth of the bytes that copies of the cell and
     /// filter took, so far more of them stay in the caches. Measured on 2 threads
-    /// (BENCHMARKS.md, "One-word entries and table on the cpu too"): bullet-hell 1M
+    /// (BENCHMARKS.md, "The cpu backend"): bullet-hell 1M
     /// and 100k, where only the 1% of seekers read entries, gained more in the scatter
     /// than the seekers lost reading records; the crowded 10k scenes, where every body
     /// reads, lost a percent or two, and gained it back once the walk read the other's
@@ -188,7 +188,7 @@ impl Grid {
     /// order. Here the table is cut into one shard of buckets per thread: each shard reads
     /// every body and takes those of its own buckets, in index order, so the entries come
     /// out as a sequential sort would place them (measured at 100k bullet-hell bodies on 2
-    /// threads: see BENCHMARKS.md, "The cpu backend on every core").
+    /// threads: BENCHMARKS.md, "The cpu backend").
     pub fn rebuild(&mut self, params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) {
         // Below some 30k bodies, handing shards to other threads costs more than it saves
         // (measured at 1k: 0.08 ms a frame in one shard, 0.11 to 0.17 in two).

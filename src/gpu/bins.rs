@@ -10,7 +10,8 @@
 //! not hold its candidates still counted all of them, kind pair by kind pair, and runs
 //! again with its bins laid out from its own counts: nothing is lost. Measured on
 //! lavapipe against a pass that counted and copied the candidates into bins after the
-//! broad phase: the crowded 10k frames 0.1-0.4 ms faster (BENCHMARKS.md).
+//! broad phase: the crowded 10k frames 0.1-0.4 ms faster (BENCHMARKS.md, "The narrow
+//! phase by kind pair").
 
 use crate::packed::{Counters, PAIR_KINDS};
 

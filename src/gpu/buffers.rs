@@ -435,7 +435,7 @@ impl Buffers {
     /// the first command that uses it, which on a new buffer of a software adapter also
     /// means the first touch of its memory: recorded here, right after the buffers are
     /// made, the first frame no longer pays it (about a third of a steady frame at
-    /// 200k bodies on lavapipe, BENCHMARKS.md).
+    /// 200k bodies on lavapipe; BENCHMARKS.md, "The first frame").
     pub(crate) fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
         // Every buffer but the library, which was written when it was made.
         let written = [

@@ -799,7 +799,7 @@ impl GpuCollider {
     /// `reserve` does) does not pay, about 1.8 ms in the bounds stage of a 200k-body
     /// frame; a frame of 1000 of the same bodies first took that away, and only for the
     /// bounds kernel of its own kind (bodies waiting or not). Measured:
-    /// BENCHMARKS.md, "The one-shot frame warmed on made-up bodies".
+    /// BENCHMARKS.md, "The first frame".
     fn warm_up_frames(&mut self) -> Result<(), Error> {
         if self.library.is_empty() {
             return Ok(());
