@@ -2,7 +2,7 @@
 //! stage times: what a one-shot `gpu-collide pairs` pays (frame 0: the bodies' infos
 //! uploaded and the grid chosen, after `Collider::reserve` made the buffers and readied
 //! the kernels, timed apart) against the steady frames after it, on the same positions.
-//! Issue 8 asks the first at most 1.5 times a steady one.
+//! The target: the first frame at most 1.5 times a steady one.
 //!
 //! ```text
 //! cargo run --release --example first_frame -- scene.json 4
