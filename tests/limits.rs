@@ -10,9 +10,9 @@
 //!   allowed (see `support::band_for`) and nothing may hang or panic;
 //! - sizes from 1e-3 to 1e4 in one scene;
 //! - dense piles of bodies on one point;
-//! - the reproducers of the issue about long loops on the GPU (llvmpipe ends every loop
-//!   of an invocation after 65535 iterations, so long narrow tests were silently lost) and
-//!   about scenes that hung the cpu backend, as regression tests. Whatever could hang runs
+//! - known failures kept as regression tests: long loops on the GPU (llvmpipe ends every
+//!   loop of an invocation after 65535 iterations, so long narrow tests were silently
+//!   lost) and scenes that hung the cpu backend. Whatever could hang runs
 //!   under a time limit, so a hang fails its test instead of blocking the suite.
 
 use std::f32::consts::PI;
@@ -127,9 +127,10 @@ fn every_polygon_vertex_count_from_3_to_256() {
     assert!(checked.truth.pairs.len() > 4 * 254, "too few pairs to test");
 }
 
-/// The issue's first reproducer: two regular 128-gons of radius 10, 5 apart.
+/// Two regular 128-gons of radius 10, 5 apart: a test past llvmpipe's loop cap when run
+/// unsplit, which then reported them apart.
 #[test]
-fn issue_two_128_gons_five_apart() {
+fn two_128_gons_five_apart_collide() {
     let mut build = Build::default();
     let s = build.shape(Shape::Polygon(Polygon::regular(128, 10.0)));
     build.body(s, 0.0, 0.0, 0.0);
@@ -139,9 +140,9 @@ fn issue_two_128_gons_five_apart() {
     assert_eq!(checked.gpu.unwrap_or(vec![[0, 1]]), vec![[0, 1]]);
 }
 
-/// The issue's three bodies of 127 vertices, every two overlapping.
+/// Three bodies of 127 vertices, every two overlapping.
 #[test]
-fn issue_three_127_gons() {
+fn three_127_gons_all_collide() {
     let mut build = Build::default();
     let s = build.shape(Shape::Polygon(Polygon::regular(127, 10.0)));
     build.body(s, 0.0, 0.0, 0.0);
@@ -203,9 +204,10 @@ fn check_checkerboards(side: u32) {
     eprintln!("{what}: {:.1?} in all", started.elapsed());
 }
 
-/// The issue's reproducer: 2048² masks at one place sharing their last pixel only.
+/// 2048² masks at one place sharing their last pixel only: a test past llvmpipe's loop cap
+/// when run unsplit.
 #[test]
-fn issue_2048_masks_sharing_only_the_last_pixel() {
+fn two_2048_masks_sharing_only_the_last_pixel() {
     check_checkerboards(2048);
 }
 
@@ -264,7 +266,8 @@ fn largest_sparse_mask_frame_with_small_bodies() {
 // One huge body among thousands of small ones.
 // ---------------------------------------------------------------------------------------
 
-/// The issue's reproducer: a 3000 × 3000 square with `count` circles of radius 0.5 inside.
+/// A 3000 × 3000 square with `count` circles of radius 0.5 inside: the square once swept
+/// millions of cells in one invocation and lost its pairs.
 fn square_with_circles(count: usize) {
     let mut build = Build::default();
     let square = build.shape(Shape::Polygon(Polygon::rectangle(3000.0, 3000.0)));
@@ -290,12 +293,12 @@ fn square_with_circles(count: usize) {
 }
 
 #[test]
-fn issue_square_with_300_circles() {
+fn a_3000_unit_square_finds_300_circles_inside() {
     square_with_circles(300);
 }
 
 #[test]
-fn issue_square_with_3000_circles() {
+fn a_3000_unit_square_finds_3000_circles_inside() {
     square_with_circles(3000);
 }
 
@@ -840,7 +843,7 @@ fn every_backend_within(scene: &Scene, limit: Duration) -> Vec<(&'static str, An
 }
 
 fn assert_answers_within(what: &str, text: &str, limit: Duration) -> Vec<Pair> {
-    let scene = Scene::from_json(text).expect("the issue's scene is valid");
+    let scene = Scene::from_json(text).expect("the scene is valid");
     let truth = oracle::oracle(text);
     let expected: Vec<Pair> = truth.pairs.iter().map(|&[i, j]| [i, j]).collect();
     assert!(truth.band.is_empty(), "{what}: nothing is near touching");
@@ -860,7 +863,7 @@ fn assert_answers_within(what: &str, text: &str, limit: Duration) -> Vec<Pair> {
 }
 
 #[test]
-fn issue_a_1e20_triangle_answers_within_seconds() {
+fn a_1e20_triangle_answers_within_seconds() {
     let text =
         r#"{"shapes":[{"polygon":[[0,0],[1e20,0],[0,1e20]]}],"bodies":[{"shape":0,"x":0,"y":0}]}"#;
     let pairs = assert_answers_within("1e20 triangle", text, Duration::from_secs(20));
@@ -868,7 +871,7 @@ fn issue_a_1e20_triangle_answers_within_seconds() {
 }
 
 #[test]
-fn issue_a_1e6_triangle_and_a_circle_apart_answer_within_seconds() {
+fn a_1e6_triangle_and_a_circle_apart_answer_within_seconds() {
     let text = r#"{"shapes":[{"polygon":[[0,0],[1000000,0],[0,1000000]]},{"circle":1}],"bodies":[{"shape":0,"x":0,"y":0},{"shape":1,"x":-5,"y":-5}]}"#;
     let pairs = assert_answers_within("1e6 triangle and a circle", text, Duration::from_secs(20));
     assert!(pairs.is_empty(), "the circle is 6 units from the corner");
