@@ -3,7 +3,7 @@
 # but no Rust toolchain: the release `gpu-collide`, the test binary, the Vulkan loader as
 # an x86-64 Debian package (for a machine whose driver comes without one) and run.sh.
 #
-#   scripts/real_gpu.sh [--out DIR]        # DIR defaults to target/real-gpu
+#   scripts/real_gpu.sh [--out DIR]        # DIR defaults to target/real-gpu of the repository
 #
 # Then, on the GPU machine, from the repository root: DIR/run.sh OUTDIR
 # (DIR/run.sh --local OUTDIR tries the folder here, on whatever adapter this machine has).
@@ -12,7 +12,7 @@ set -euo pipefail
 usage() { echo "usage: $0 [--out DIR]" >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=target/real-gpu
+out=$root/target/real-gpu
 while (($#)); do
     case $1 in
         --out) (($# >= 2)) || usage; out=$2; shift 2 ;;
@@ -23,9 +23,10 @@ done
 # What travels to the GPU machine with the working tree has to stay under this (MiB).
 limit_mib=60
 
-cd "$root"
+# A relative --out is relative to where this runs, the default to the repository root.
 mkdir -p "$out/bin" "$out/debs" "$out/scenes"
 out=$(cd "$out" && pwd)
+cd "$root"
 
 echo "== building the release binary and test binary" >&2
 cargo build --release
