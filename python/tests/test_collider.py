@@ -213,6 +213,7 @@ def test_touch_tracker_follows_ids_across_frames(backend):
 
 def test_a_collider_busy_in_another_thread_raises_instead_of_deadlocking():
     import threading
+    import time
 
     rng = np.random.default_rng(5)
     n = 200_000
@@ -221,9 +222,12 @@ def test_a_collider_busy_in_another_thread_raises_instead_of_deadlocking():
     collider = Collider([Circle(1.0)], backend="cpu")
     errors, done = [], threading.Event()
 
+    started = threading.Event()
+
     def frames():
         try:
             while not done.is_set():
+                started.set()
                 collider.find_pairs(ids, positions)
         except RuntimeError as error:  # the other side may be the one refused
             errors.append(error)
@@ -231,13 +235,16 @@ def test_a_collider_busy_in_another_thread_raises_instead_of_deadlocking():
     thread = threading.Thread(target=frames)
     thread.start()
     try:
-        # Some call of ours overlaps one of the thread's frames, which release the GIL.
-        for _ in range(200):
+        # Some call of ours overlaps one of the thread's frames, which release the GIL
+        # and hold the collider for milliseconds each. Not a fixed count of calls: on a
+        # busy machine a count can pass before the thread runs its first frame.
+        assert started.wait(timeout=60)
+        deadline = time.monotonic() + 60
+        while not errors and time.monotonic() < deadline:
             try:
                 collider.find_pairs(ids[:10], positions[:10])
             except RuntimeError as error:
                 errors.append(error)
-                break
     finally:
         done.set()
         thread.join(timeout=60)
