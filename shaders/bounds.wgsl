@@ -112,7 +112,8 @@ fn world_box(i: u32, s: u32, kind: u32) -> Aabb {
     let position = transforms[i].position;
     let local = library_bounds(s);
     var box: Aabb;
-    if kind != SHAPE_POLYGON {
+    if kind == SHAPE_CIRCLE || kind == SHAPE_BITMASK {
+        // Shapes whose box does not turn with the body.
         box = Aabb(position + local.min, position + local.max);
     } else if library_is_rectangle(s) {
         // A rectangle's vertices are the corners of its bounds: the loop's four points,

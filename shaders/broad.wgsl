@@ -309,31 +309,24 @@ fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, la
     return (me.layer & body_cells[other].mask) != 0u && (layer & me.mask) != 0u;
 }
 
-// Where body i's candidates go, by the shape kind of the other body (x: polygon, y:
-// circle, z: bitmask): their kind pair, and the first slot and the slots of its bin
-// (bin_of). Worked out once a body rather than at each append, since the broad phase
-// appends on any turn of its walk, where llvmpipe pays for every operation on every
-// turn (measured on lavapipe: within the noise of working them out at each append).
+// Where body i's candidates go, indexed by the shape kind of the other body: their kind
+// pair, and the first slot and the slots of its bin (bin_of). Worked out once a body
+// rather than at each append, since the broad phase appends on any turn of its walk.
 struct PartnerBins {
-    kind: vec3<u32>,
-    start: vec3<u32>,
-    capacity: vec3<u32>,
+    kind: array<u32, SHAPE_KINDS>,
+    start: array<u32, SHAPE_KINDS>,
+    capacity: array<u32, SHAPE_KINDS>,
 }
 
 fn partner_bins(own_kind: u32) -> PartnerBins {
     var bins: PartnerBins;
-    for (var other = 0u; other < 3u; other++) {
+    for (var other = 0u; other < SHAPE_KINDS; other++) {
         let kind = pair_kind(own_kind, other);
         bins.kind[other] = kind;
         bins.start[other] = bin_start(bin_of(kind));
         bins.capacity[other] = bin_capacity(bin_of(kind));
     }
     return bins;
-}
-
-// Entry `shape_kind` of v.
-fn by_shape_kind(v: vec3<u32>, shape_kind: u32) -> u32 {
-    return select(select(v.x, v.y, shape_kind == SHAPE_CIRCLE), v.z, shape_kind == SHAPE_BITMASK);
 }
 
 // The candidate of bodies i and `other`, of kind pair `kind`, as stored: lower index
@@ -351,12 +344,12 @@ fn candidate_of(i: u32, other: u32, kind: u32) -> vec2<u32> {
 // bin's count
 // has passed the limit: the frame will be refused, so the invocation stops (and no
 // counter can wrap around).
-fn emit_candidate(i: u32, bins: PartnerBins, other: u32) -> bool {
+fn emit_candidate(i: u32, bins: ptr<function, PartnerBins>, other: u32) -> bool {
     let other_kind = body_cells[other].kind;
-    let kind = by_shape_kind(bins.kind, other_kind);
+    let kind = (*bins).kind[other_kind];
     let slot = atomicAdd(&counters.bin_counts[bin_of(kind)], 1u);
-    if slot < by_shape_kind(bins.capacity, other_kind) {
-        candidates[by_shape_kind(bins.start, other_kind) + slot] = candidate_of(i, other, kind);
+    if slot < (*bins).capacity[other_kind] {
+        candidates[(*bins).start[other_kind] + slot] = candidate_of(i, other, kind);
     }
     return slot < params.candidate_limit;
 }
@@ -376,10 +369,10 @@ fn past_candidate_limit() -> bool {
 // and their slots taken with one atomic per bin, since a pile of bodies on one point
 // would otherwise queue every thread on one counter. Reads the entries twice.
 fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, first: u32, end: u32) {
-    let bins = partner_bins(me.kind);
+    var bins = partner_bins(me.kind);
     let tag = row_tag(cell.y, level);
     let index_mask = entry_index_mask();
-    var found = vec3<u32>(0u);
+    var found: array<u32, SHAPE_KINDS>;
     for (var k = first; k < end; k++) {
         let entry = grid_entries[k];
         let other = entry_body(entry, index_mask);
@@ -388,8 +381,8 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
         }
     }
     // Partners of two shape kinds share a bin in a frame that is not binned.
-    var slots = vec3<u32>(0u);
-    for (var other_kind = 0u; other_kind < 3u; other_kind++) {
+    var slots: array<u32, SHAPE_KINDS>;
+    for (var other_kind = 0u; other_kind < SHAPE_KINDS; other_kind++) {
         if found[other_kind] != 0u {
             slots[other_kind] = atomicAdd(&counters.bin_counts[bin_of(bins.kind[other_kind])], found[other_kind]);
         }
@@ -496,7 +489,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let me = body_cells[i];
     let box = aabbs[i];
-    let bins = partner_bins(me.kind);
+    var bins = partner_bins(me.kind);
     // One loop, each turn moving to the next cell if this one is done, then reading one
     // entry or handing over one piece, rather than loops over levels, rows, cells and
     // entries: llvmpipe counts its cap over the 8 invocations that run in lockstep, so
@@ -556,7 +549,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 let other = entry_body(entry, index_mask);
                 if entry_in_row(entry, walk.tag, index_mask) && walk_may_meet(walk.key, other)
                     && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
-                    if !emit_candidate(i, bins, other) {
+                    if !emit_candidate(i, &bins, other) {
                         return;
                     }
                 }

@@ -269,13 +269,6 @@ fn bitmask_row_hits(a: PackedShape, b: PackedShape, d: vec2<i32>, row: i32) -> b
 
 // ---- planning a test in chunks ----
 
-const PAIR_POLYGON_POLYGON: u32 = 0u;
-const PAIR_POLYGON_CIRCLE: u32 = 1u;
-const PAIR_POLYGON_BITMASK: u32 = 2u;
-const PAIR_CIRCLE_CIRCLE: u32 = 3u;
-const PAIR_CIRCLE_BITMASK: u32 = 4u;
-const PAIR_BITMASK_BITMASK: u32 = 5u;
-
 // One candidate's test: bodies `a` and `b` ordered by shape kind (polygon < circle <
 // bitmask) so each kind pair has one case; `units` units of work starting at
 // `first_unit` (the first pixel row, for pairs with a bitmask), `per_chunk` to a chunk.
@@ -343,7 +336,7 @@ fn plan_for(kind: u32, i: u32, j: u32) -> Plan {
         plan.first_unit = rows.x;
         plan.units = u32(max(rows.y - rows.x + 1, 0));
         unit_cost = sb.words_per_row + 2u;
-    } else {
+    } else if kind == PAIR_BITMASK_BITMASK {
         let d = vec2<i32>(transforms[b].position) - vec2<i32>(transforms[a].position);
         let row_end = min(i32(sa.rows), d.y + i32(sb.rows));
         let columns = min(i32(sa.count), d.x + i32(sb.count)) - max(0, d.x);
@@ -368,7 +361,9 @@ fn row_of_unit(unit: u32, units: u32) -> u32 {
 
 // Whether a witness means the pair collides (a shared point) rather than not (a separating edge).
 fn witness_collides(plan: Plan) -> bool {
-    return plan.pair_kind != PAIR_POLYGON_POLYGON && plan.pair_kind != PAIR_POLYGON_CIRCLE;
+    let k = plan.pair_kind;
+    return k == PAIR_CIRCLE_CIRCLE || k == PAIR_POLYGON_BITMASK || k == PAIR_CIRCLE_BITMASK
+        || k == PAIR_BITMASK_BITMASK;
 }
 
 // Whether chunk `chunk` of the plan finds a witness.
@@ -414,8 +409,10 @@ fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
             if circle_row_hits(placed.offset, sa.radius, sb, row) {
                 return true;
             }
-        } else if bitmask_row_hits(sa, sb, d, row) {
-            return true;
+        } else if plan.pair_kind == PAIR_BITMASK_BITMASK {
+            if bitmask_row_hits(sa, sb, d, row) {
+                return true;
+            }
         }
     }
     return false;
@@ -448,7 +445,7 @@ fn emit_pair(pair: vec2<u32>) {
 @compute @workgroup_size(1)
 fn narrow_args() {
     params = uploaded_params;
-    // The sum saturates: each bin's count stops near the limit (at most 2^31), but six
+    // The sum saturates: each bin's count stops near the limit (at most 2^31), but a few
     // of them may pass 2^32, and the host refuses the frame either way.
     var total = 0u;
     var overflowed = 0u;

@@ -760,7 +760,7 @@ fn ray_test(q: PackedQuery, body: u32, chunk: u32, chunks: u32, steps: ptr<funct
         hit = ray_polygon(shape, place.rotation, start, q.b);
     } else if shape.kind == SHAPE_CIRCLE {
         hit = ray_circle(vec2<f32>(0.0), shape.radius, start, q.b);
-    } else {
+    } else if shape.kind == SHAPE_BITMASK {
         hit = ray_bitmask(shape, start, q.b, chunk, chunks, steps);
     }
     if !(hit.hit && hit.t >= 0.0 && hit.t <= 1.0) {
@@ -802,7 +802,7 @@ fn query_test(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invoca
         } else if shape.kind == SHAPE_CIRCLE {
             let nearest = clamp(vec2<f32>(0.0), lo, hi);
             meets = dot(nearest, nearest) <= shape.radius * shape.radius;
-        } else {
+        } else if shape.kind == SHAPE_BITMASK {
             meets = bitmask_meets_box(shape, lo, hi, task.chunk, task.chunks, &steps);
         }
         if meets {

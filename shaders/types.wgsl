@@ -76,7 +76,7 @@ struct Params {
     // bin_starts[b + 1] of the candidate buffer (entry PAIR_KINDS is the buffer's end),
     // entry b at bin_starts[b / 4][b % 4]. In a binned frame each kind pair has its bin,
     // laid out from the counts of an earlier frame; otherwise bin 0 is the whole buffer.
-    bin_starts: array<vec4<u32>, 2>,
+    bin_starts: array<vec4<u32>, BIN_START_ROWS>,
     // 1 when each kind pair has its own bin, 0 when every candidate goes to bin 0.
     binned: u32,
 }
@@ -230,13 +230,13 @@ fn aabbs_overlap(a: Aabb, b: Aabb) -> bool {
     return all(a.min <= b.max) && all(b.min <= a.max);
 }
 
-// The kind pair (PAIR_* in narrow.wgsl) of two shapes of kinds `a` and `b` (SHAPE_*,
-// numbered in the same order): pairs of a lower kind start at 0 (polygon), 3 (circle) and
-// 5 (bitmask).
+// The kind pair (PAIR_*) of two shapes of kinds `a` and `b` (SHAPE_*), numbered as
+// `PairKind::index`: the pairs of lower kind `low` start after those of every kind below
+// it, at low·(2·SHAPE_KINDS + 1 − low)/2, in the order of their higher kind.
 fn pair_kind(a: u32, b: u32) -> u32 {
     let low = min(a, b);
     let high = max(a, b);
-    return low * 3u - select(0u, 1u, low == 2u) + high - low;
+    return low * (2u * SHAPE_KINDS + 1u - low) / 2u + high - low;
 }
 
 // A candidate as stored: its kind pair in the top bits of the second index (bodies are
@@ -260,13 +260,9 @@ fn bin_of(kind: u32) -> u32 {
 }
 
 // Entry `b` of Params::bin_starts: the first slot of bin `b`, or for b = PAIR_KINDS the
-// buffer's end. Picked with selects, not indexed: the broad phase asks on every turn of
-// its walk, and llvmpipe reads an array at an index that varies between invocations one
-// invocation at a time (measured: indexing cost the bitmask scenes' broad stage 0.3 ms).
+// buffer's end.
 fn bin_start(b: u32) -> u32 {
-    let starts = select(params.bin_starts[0], params.bin_starts[1], b >= 4u);
-    let at = b & 3u;
-    return select(select(starts.x, starts.y, at == 1u), select(starts.z, starts.w, at == 3u), at >= 2u);
+    return params.bin_starts[b >> 2u][b & 3u];
 }
 
 // Slots of bin `bin`.

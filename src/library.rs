@@ -4,10 +4,8 @@
 
 use crate::body::Body;
 use crate::error::{f32_text, Location, SceneError};
-use crate::packed::{
-    BodyInfo, BodyTransform, PackedShape, PolygonVertex, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
-};
-use crate::shapes::{words_per_row, Bitmask, Polygon, Shape, MAX_POLYGON_VERTICES};
+use crate::packed::{BodyInfo, BodyTransform, PackedShape, PolygonVertex};
+use crate::shapes::{words_per_row, Bitmask, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES};
 
 /// Bitmask bodies must sit on whole coordinates within this magnitude, so that
 /// their positions are exact in f32 (every integer up to 2^24 is).
@@ -62,7 +60,7 @@ impl ShapeLibrary {
                     PackedShape {
                         bounds_min: [-r, -r],
                         bounds_max: [r, r],
-                        kind: SHAPE_CIRCLE,
+                        kind: ShapeKind::Circle.index(),
                         radius: r,
                         ..PackedShape::zeroed()
                     }
@@ -120,7 +118,7 @@ impl ShapeLibrary {
         Ok(PackedShape {
             bounds_min: lo,
             bounds_max: hi,
-            kind: SHAPE_POLYGON,
+            kind: ShapeKind::Polygon.index(),
             first,
             count: n as u32,
             rectangle: rectangle as u32,
@@ -150,7 +148,7 @@ impl ShapeLibrary {
         PackedShape {
             bounds_min,
             bounds_max,
-            kind: SHAPE_BITMASK,
+            kind: ShapeKind::Bitmask.index(),
             first,
             count: mask.width(),
             rows: mask.height(),
@@ -222,7 +220,7 @@ impl ShapeLibrary {
                 ));
             }
         }
-        if shape.kind == SHAPE_BITMASK {
+        if shape.shape_kind() == ShapeKind::Bitmask {
             if body.angle != 0.0 {
                 return Err(SceneError::new(
                     location,

@@ -6,6 +6,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::shapes::{PairKind, ShapeKind};
+
 /// Threads per workgroup in every kernel.
 pub const WORKGROUP_SIZE: u32 = 64;
 
@@ -97,10 +99,12 @@ pub const ARGS_BINS: u32 = 5;
 /// Entries of the indirect-dispatch argument buffer.
 pub const ARGS_COUNT: u32 = ARGS_BINS + PAIR_KINDS;
 
-/// Kind pairs of the narrow phase, each with a kernel of its own: polygon-polygon,
-/// polygon-circle, polygon-bitmask, circle-circle, circle-bitmask, bitmask-bitmask
-/// (`PAIR_*` in `shaders/narrow.wgsl`, [`crate::cpu::narrow::PairKind`] on the CPU).
-pub const PAIR_KINDS: u32 = 6;
+/// Kind pairs of the narrow phase ([`PairKind`]), each with a bin of candidates and a
+/// kernel of its own (`narrow_<pair>` in `shaders/narrow.wgsl`).
+pub const PAIR_KINDS: u32 = PairKind::COUNT;
+
+/// Rows of [`Params::bin_starts`]: its [`PAIR_KINDS`] `+ 1` entries, four to a row.
+pub const BIN_START_ROWS: usize = (PAIR_KINDS as usize + 1).div_ceil(4);
 
 /// Candidates of a frame from which the GPU bins the next frame's candidates by kind pair
 /// (a frame with fewer keeps one list and runs one narrow kernel for all). Measured on
@@ -112,7 +116,9 @@ pub const BIN_FROM_CANDIDATES: u32 = 4096;
 /// A candidate as the GPU's broad phase stores it carries its kind pair in the top bits of
 /// its second body index, so the narrow phase of a frame that keeps one list tests it
 /// without reading either body's shape again; [`MAX_BODIES`] keeps those bits free.
-pub const PAIR_KIND_SHIFT: u32 = 29;
+/// It takes the fewest bits that number every kind pair: 3 bits for the 6 pairs of
+/// three kinds, so 2^29 bodies.
+pub const PAIR_KIND_SHIFT: u32 = (PAIR_KINDS - 1).leading_zeros();
 
 /// The most bodies a frame may have on the GPU (see [`PAIR_KIND_SHIFT`]); far beyond
 /// what a storage binding of transforms holds on any device known today.
@@ -131,17 +137,22 @@ pub const NO_BUCKET: u32 = u32::MAX;
 /// [`BodyCell::level`] of a body left out of the grid.
 pub const NO_LEVEL: u32 = u32::MAX;
 
-/// `PackedShape::kind` of a convex polygon.
-pub const SHAPE_POLYGON: u32 = 0;
-/// `PackedShape::kind` of a circle.
-pub const SHAPE_CIRCLE: u32 = 1;
-/// `PackedShape::kind` of a bitmask.
-pub const SHAPE_BITMASK: u32 = 2;
-
-/// The constants above as WGSL, prepended to every shader so both sides use one definition.
+/// The constants above as WGSL, prepended to every shader so both sides use one
+/// definition; with `SHAPE_KINDS` and a `SHAPE_<KIND>` for each [`ShapeKind`] (its
+/// index), and a `PAIR_<LOW>_<HIGH>` for each [`PairKind`].
 pub fn wgsl_constants() -> String {
-    format!(
-        "const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;\n\
+    let mut kinds = format!("const SHAPE_KINDS: u32 = {}u;\n", ShapeKind::COUNT);
+    for &kind in ShapeKind::ALL {
+        let name = kind.name().to_uppercase();
+        kinds += &format!("const SHAPE_{name}: u32 = {}u;\n", kind.index());
+    }
+    for pair in PairKind::all() {
+        let name = pair.name().to_uppercase();
+        kinds += &format!("const PAIR_{name}: u32 = {}u;\n", pair.index());
+    }
+    kinds
+        + &format!(
+            "const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;\n\
          const DISPATCH_WIDTH: u32 = {DISPATCH_WIDTH}u;\n\
          const BUCKETS_PER_THREAD: u32 = {BUCKETS_PER_THREAD}u;\n\
          const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
@@ -163,13 +174,11 @@ pub fn wgsl_constants() -> String {
          const ARGS_BINS: u32 = {ARGS_BINS}u;\n\
          const PAIR_KINDS: u32 = {PAIR_KINDS}u;\n\
          const PAIR_KIND_SHIFT: u32 = {PAIR_KIND_SHIFT}u;\n\
-         const SHAPE_POLYGON: u32 = {SHAPE_POLYGON}u;\n\
-         const SHAPE_CIRCLE: u32 = {SHAPE_CIRCLE}u;\n\
-         const SHAPE_BITMASK: u32 = {SHAPE_BITMASK}u;\n\
+         const BIN_START_ROWS: u32 = {BIN_START_ROWS}u;\n\
          const NO_SOURCE_ANGLE: u32 = {NO_SOURCE_ANGLE}u;\n\
          const MAX_BITMASK_COORDINATE: f32 = {:.1};\n",
-        crate::library::MAX_BITMASK_COORDINATE
-    )
+            crate::library::MAX_BITMASK_COORDINATE
+        )
 }
 
 /// Workgroups `(x, y)` for `items` threads: x at most [`DISPATCH_WIDTH`], y as many rows as needed.
@@ -192,7 +201,7 @@ pub struct PackedShape {
     pub bounds_min: [f32; 2],
     /// See `bounds_min`.
     pub bounds_max: [f32; 2],
-    /// [`SHAPE_POLYGON`], [`SHAPE_CIRCLE`] or [`SHAPE_BITMASK`].
+    /// The shape's [`ShapeKind::index`] (read it with [`PackedShape::shape_kind`]).
     pub kind: u32,
     /// Polygon: index of its first vertex in the vertex list; bitmask: of its first word.
     pub first: u32,
@@ -211,6 +220,14 @@ pub struct PackedShape {
     /// Pads the record to 48 bytes, the size WGSL gives `PackedShape` (its `vec2`
     /// members align it to 8).
     pub padding: u32,
+}
+
+impl PackedShape {
+    /// What kind of shape this is. Every `kind` the library writes is some kind's index
+    /// (`ShapeLibrary` packs only [`crate::Shape`]s), so anything else is a bug here.
+    pub fn shape_kind(&self) -> ShapeKind {
+        ShapeKind::from_index(self.kind).expect("a packed shape's kind is a ShapeKind index")
+    }
 }
 
 /// A polygon vertex and the outward unit normal of the edge that starts at it,
@@ -326,7 +343,7 @@ pub struct Params {
     /// `bin_starts[b] .. bin_starts[b + 1]` of the candidate buffer (entry [`PAIR_KINDS`]
     /// is the buffer's end), entry `b` at `[b / 4][b % 4]` (a uniform's arrays step by 16
     /// bytes). Laid out by `gpu::bins`.
-    pub bin_starts: [[u32; 4]; 2],
+    pub bin_starts: [[u32; 4]; BIN_START_ROWS],
     /// 1 when each kind pair's candidates go to a bin of their own, 0 when every
     /// candidate goes to bin 0.
     pub binned: u32,

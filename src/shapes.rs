@@ -1,5 +1,13 @@
 //! The shapes a body can have: convex polygons, circles and bitmasks, in local
-//! coordinates, and the rules each must follow (checked by [`crate::ShapeLibrary::new`]).
+//! coordinates, and the rules each must follow (checked by [`crate::ShapeLibrary::new`]);
+//! and their kinds ([`ShapeKind`]) and the pairs of kinds ([`PairKind`]) that every
+//! stage's tests are chosen by.
+//!
+//! The kinds are data: their number, the pairs, the bins the GPU keeps candidates in and
+//! the bits a candidate spends on its pair all follow from [`ShapeKind::ALL`], in Rust and
+//! (through the constants `crate::packed` writes) in WGSL. Every match on a kind or a
+//! pair of kinds names each case, so a new kind does not compile until each stage says
+//! how it tests it.
 
 use glam::Vec2;
 
@@ -10,6 +18,106 @@ pub const MAX_POLYGON_VERTICES: usize = 256;
 /// Largest bitmask width or height, in pixels.
 pub const MAX_BITMASK_SIDE: u32 = 8192;
 
+/// Declares [`ShapeKind`] from one list of `Variant = "name"`: the enum, its numbering in
+/// the order listed, and [`ShapeKind::ALL`], so that the list cannot fall out of step
+/// with the enum.
+macro_rules! shape_kinds {
+    ($($(#[$doc:meta])* $kind:ident = $name:literal,)+) => {
+        /// What a shape is, as stored in `PackedShape::kind` (its [`ShapeKind::index`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ShapeKind {
+            $($(#[$doc])* $kind,)+
+        }
+
+        impl ShapeKind {
+            /// Every kind, in index order.
+            pub const ALL: &'static [ShapeKind] = &[$(ShapeKind::$kind),+];
+
+            /// The kind's name in lower case, as kernels and messages spell it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(ShapeKind::$kind => $name,)+
+                }
+            }
+        }
+    };
+}
+
+shape_kinds! {
+    /// A convex polygon.
+    Polygon = "polygon",
+    /// A circle.
+    Circle = "circle",
+    /// A bitmask.
+    Bitmask = "bitmask",
+}
+
+impl ShapeKind {
+    /// How many kinds there are.
+    pub const COUNT: u32 = ShapeKind::ALL.len() as u32;
+
+    /// The kind's number, `PackedShape::kind`: its place in [`ShapeKind::ALL`].
+    pub const fn index(self) -> u32 {
+        self as u32
+    }
+
+    /// The kind numbered `index`, if any.
+    pub fn from_index(index: u32) -> Option<ShapeKind> {
+        ShapeKind::ALL.get(index as usize).copied()
+    }
+}
+
+/// An unordered pair of shape kinds, stored with the lower kind first, numbered
+/// `0 .. PairKind::COUNT`: the pairs whose lower kind is `l` come after those of every
+/// kind below `l`, in the order of their higher kind (for polygon, circle, bitmask:
+/// polygon-polygon 0, polygon-circle 1, polygon-bitmask 2, circle-circle 3,
+/// circle-bitmask 4, bitmask-bitmask 5). WGSL `pair_kind` numbers them alike, and each
+/// has a `PAIR_*` constant there (`crate::packed::wgsl_constants`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PairKind {
+    low: ShapeKind,
+    high: ShapeKind,
+}
+
+impl PairKind {
+    /// How many pairs of kinds there are: `n·(n + 1) / 2` for `n` kinds.
+    pub const COUNT: u32 = ShapeKind::COUNT * (ShapeKind::COUNT + 1) / 2;
+
+    /// The pair of kinds `a` and `b`, in either order.
+    pub fn of(a: ShapeKind, b: ShapeKind) -> PairKind {
+        PairKind {
+            low: a.min(b),
+            high: a.max(b),
+        }
+    }
+
+    /// Every pair, in index order.
+    pub fn all() -> impl Iterator<Item = PairKind> {
+        ShapeKind::ALL.iter().flat_map(|&low| {
+            ShapeKind::ALL[low.index() as usize..]
+                .iter()
+                .map(move |&high| PairKind { low, high })
+        })
+    }
+
+    /// The lower kind and the higher (equal for a pair of one kind).
+    pub fn kinds(self) -> (ShapeKind, ShapeKind) {
+        (self.low, self.high)
+    }
+
+    /// The pair's number (see [`PairKind`]); WGSL `pair_kind`.
+    pub const fn index(self) -> u32 {
+        let (low, high) = (self.low.index(), self.high.index());
+        low * (2 * ShapeKind::COUNT + 1 - low) / 2 + high - low
+    }
+
+    /// The pair's name, `low_high` (`polygon_circle`): its narrow kernel is
+    /// `narrow_` and its name, its WGSL constant `PAIR_` and its name in upper case.
+    pub fn name(self) -> String {
+        format!("{}_{}", self.low.name(), self.high.name())
+    }
+}
+
 /// One shape of the library, shared by any number of bodies.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
@@ -19,6 +127,17 @@ pub enum Shape {
     Circle(Circle),
     /// A 1-bit-per-pixel mask whose pixel `(c, r)` covers `[x + c, x + c + 1) × [y + r, y + r + 1)`.
     Bitmask(Bitmask),
+}
+
+impl Shape {
+    /// What kind of shape this is.
+    pub fn kind(&self) -> ShapeKind {
+        match self {
+            Shape::Polygon(_) => ShapeKind::Polygon,
+            Shape::Circle(_) => ShapeKind::Circle,
+            Shape::Bitmask(_) => ShapeKind::Bitmask,
+        }
+    }
 }
 
 /// A convex polygon given by its vertices, in either winding.
@@ -198,4 +317,38 @@ impl Bitmask {
 /// Words a bitmask row of `width` pixels takes.
 pub fn words_per_row(width: u32) -> u32 {
     width.div_ceil(32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_numbered_in_the_order_listed() {
+        for (i, &kind) in ShapeKind::ALL.iter().enumerate() {
+            assert_eq!(kind.index(), i as u32);
+            assert_eq!(ShapeKind::from_index(i as u32), Some(kind));
+        }
+        assert_eq!(ShapeKind::from_index(ShapeKind::COUNT), None);
+    }
+
+    #[test]
+    fn pairs_of_kinds_are_numbered_once_each_in_order() {
+        let pairs: Vec<PairKind> = PairKind::all().collect();
+        assert_eq!(pairs.len() as u32, PairKind::COUNT);
+        for (i, pair) in pairs.iter().enumerate() {
+            assert_eq!(pair.index(), i as u32, "{}", pair.name());
+            let (low, high) = pair.kinds();
+            assert!(low <= high);
+            assert_eq!(PairKind::of(high, low), *pair);
+        }
+        for &a in ShapeKind::ALL {
+            for &b in ShapeKind::ALL {
+                assert!(PairKind::of(a, b).index() < PairKind::COUNT);
+            }
+        }
+        let names: Vec<String> = pairs.iter().map(|p| p.name()).collect();
+        assert_eq!(names[1], "polygon_circle");
+        assert_eq!(names[5], "bitmask_bitmask");
+    }
 }

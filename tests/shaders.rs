@@ -489,3 +489,62 @@ fn contact_structs_mirror_wgsl_structs() {
     assert_eq!(layout("ContactLong").0, 16);
     assert_eq!(layout("ContactTask").0, 16);
 }
+
+/// Every stage that picks its tests by shape kind names every kind, or every pair of
+/// kinds, it may be given: the kinds are data ([`ShapeKind::ALL`]), so a new kind fails
+/// here, listing each stage that does not yet say how it tests the kind, until it does.
+/// The only kinds a stage may leave out are those below, each with its reason.
+#[test]
+fn every_stage_names_every_kind_it_tests() {
+    use gpu_collide::shapes::{PairKind, ShapeKind};
+    const LEFT_OUT: &[(&str, &str, &str)] = &[(
+        "sweep",
+        "PAIR_BITMASK_BITMASK",
+        "bitmasks never move, so two bitmasks are tested where they stand",
+    )];
+    let kinds: Vec<String> = ShapeKind::ALL
+        .iter()
+        .map(|k| format!("SHAPE_{}", k.name().to_uppercase()))
+        .collect();
+    let pairs: Vec<String> = PairKind::all()
+        .map(|p| format!("PAIR_{}", p.name().to_uppercase()))
+        .collect();
+    let stages = [
+        ("bounds", include_str!("../shaders/bounds.wgsl"), &kinds),
+        ("query", include_str!("../shaders/query.wgsl"), &kinds),
+        ("narrow", include_str!("../shaders/narrow.wgsl"), &pairs),
+        ("sweep", include_str!("../shaders/sweep.wgsl"), &pairs),
+        ("contact", include_str!("../shaders/contact.wgsl"), &pairs),
+    ];
+    let mut missing = Vec::new();
+    for (stage, source, names) in stages {
+        for name in names {
+            let left_out = LEFT_OUT.iter().any(|&(s, n, _)| s == stage && n == name);
+            let named = source
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .any(|line| line.contains(name.as_str()));
+            if named == left_out {
+                missing.push(format!("{stage}: {name}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "stages that leave out a kind they may be given, or name one listed as left out: {missing:?}"
+    );
+}
+
+/// Each pair of kinds has its narrow kernel, `narrow_<low>_<high>`, which tests the
+/// candidates of its bin in a crowded frame.
+#[test]
+fn every_pair_of_kinds_has_its_narrow_kernel() {
+    let module = module(Stage::Narrow);
+    for pair in gpu_collide::shapes::PairKind::all() {
+        let entry = format!("narrow_{}", pair.name());
+        assert!(
+            module.entry_points.iter().any(|e| e.name == entry),
+            "no kernel {entry}"
+        );
+    }
+}

@@ -42,8 +42,9 @@ use crate::collider::{sorted_pairs, Collider, FrameStats, Pair};
 use crate::error::Error;
 use crate::library::ShapeLibrary;
 use crate::motion::SweptPair;
-use crate::packed::{PackedShape, SHAPE_CIRCLE, SHAPE_POLYGON};
+use crate::packed::PackedShape;
 use crate::query::{QueryAnswers, QueryBatch, RayHit};
+use crate::shapes::ShapeKind;
 
 /// The baseline's own failure, as the library's error for backends outside it.
 fn baseline(message: String) -> Error {
@@ -120,8 +121,8 @@ fn parry_shape(
     index: usize,
     shape: &PackedShape,
 ) -> Result<Option<SharedShape>, Error> {
-    match shape.kind {
-        SHAPE_POLYGON => {
+    match shape.shape_kind() {
+        ShapeKind::Polygon => {
             let first = shape.first as usize;
             let vertices = library
                 .polygon_vertices
@@ -139,8 +140,8 @@ fn parry_shape(
                 })?;
             Ok(Some(SharedShape::new(polygon)))
         }
-        SHAPE_CIRCLE => Ok(Some(SharedShape::new(Ball::new(shape.radius)))),
-        _ => bitmask_compound(library, index, shape),
+        ShapeKind::Circle => Ok(Some(SharedShape::new(Ball::new(shape.radius)))),
+        ShapeKind::Bitmask => bitmask_compound(library, index, shape),
     }
 }
 

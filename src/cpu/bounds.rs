@@ -3,7 +3,8 @@
 use glam::Vec2;
 
 use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
+use crate::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::shapes::ShapeKind;
 use crate::types::rotate;
 
 /// World bounds of each body.
@@ -24,7 +25,12 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
     let shape = &library.shapes[info.shape as usize];
     let position = Vec2::from(t.position);
     let (local_min, local_max) = (Vec2::from(shape.bounds_min), Vec2::from(shape.bounds_max));
-    if shape.kind != SHAPE_POLYGON {
+    // A polygon's box turns with it; a circle's and a bitmask's (which cannot turn) do not.
+    let turns = match shape.shape_kind() {
+        ShapeKind::Polygon => true,
+        ShapeKind::Circle | ShapeKind::Bitmask => false,
+    };
+    if !turns {
         return Aabb {
             min: (position + local_min).to_array(),
             max: (position + local_max).to_array(),
@@ -110,7 +116,7 @@ mod tests {
                 shape: s,
                 layer: 1,
                 mask: 1,
-                kind: SHAPE_POLYGON,
+                kind: ShapeKind::Polygon.index(),
             };
             for k in 0..4000 {
                 let angle = k as f32 * 0.001_57 - 3.2;

@@ -19,7 +19,8 @@ use glam::{IVec2, Vec2};
 
 use crate::contact::ContactKind;
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, BodyTransform, PackedShape, SHAPE_BITMASK};
+use crate::packed::{BodyInfo, BodyTransform, PackedShape};
+use crate::shapes::ShapeKind;
 
 use super::placed::{cells_between, length, mask_bits, set_cells_in_row, unit, Convex, Placed};
 
@@ -35,7 +36,7 @@ pub fn contact(
     let (si, sj) = (shape(i), shape(j));
     // Frames: a bitmask's own when there is one (its cells then sit on whole numbers, as
     // in the narrow phase), else body i's.
-    let origin = if sj.kind == SHAPE_BITMASK {
+    let origin = if sj.shape_kind() == ShapeKind::Bitmask {
         Vec2::from(transforms[j].position)
     } else {
         Vec2::from(transforms[i].position)

@@ -11,9 +11,8 @@ use glam::{IVec2, Vec2};
 
 use crate::collider::Pair;
 use crate::library::ShapeLibrary;
-use crate::packed::{
-    BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET, SHAPE_BITMASK, SHAPE_CIRCLE, SHAPE_POLYGON,
-};
+use crate::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
+use crate::shapes::{PairKind, ShapeKind};
 use crate::types::rotate;
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
@@ -57,23 +56,6 @@ pub fn bodies_collide(
     witness == plan.witness_collides()
 }
 
-/// The kind of a pair of shapes, ordered polygon < circle < bitmask.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PairKind {
-    /// Two polygons: a witness is a separating edge.
-    PolygonPolygon,
-    /// A polygon and a circle: a witness is a separating axis.
-    PolygonCircle,
-    /// A polygon and a bitmask: a witness is a pixel row they share.
-    PolygonBitmask,
-    /// Two circles: a witness is their overlap.
-    CircleCircle,
-    /// A circle and a bitmask: a witness is a pixel row they share.
-    CircleBitmask,
-    /// Two bitmasks: a witness is a pixel row they share.
-    BitmaskBitmask,
-}
-
 /// One candidate's test, as WGSL `Plan`: bodies `a` and `b` ordered by shape kind, and
 /// `units` units of work (edges, or pixel rows from `first_unit`), `per_chunk` to a
 /// chunk of at most [`CHUNK_BUDGET`] loop iterations.
@@ -112,10 +94,12 @@ impl Plan {
     /// Whether a witness means the pair collides (a shared point) rather than not (a
     /// separating edge).
     pub fn witness_collides(&self) -> bool {
-        !matches!(
-            self.pair_kind,
-            PairKind::PolygonPolygon | PairKind::PolygonCircle
-        )
+        use ShapeKind::{Bitmask, Circle, Polygon};
+        match self.pair_kind.kinds() {
+            (Polygon, Polygon | Circle) => false,
+            (Circle, Circle) | (Polygon | Circle | Bitmask, Bitmask) => true,
+            (Circle | Bitmask, Polygon) | (Bitmask, Circle) => unordered(self.pair_kind),
+        }
     }
 }
 
@@ -127,12 +111,12 @@ impl Plan {
 /// itself: one chunk up to 44 vertices. A pair with a circle is always one chunk.
 pub fn has_long_tests(library: &ShapeLibrary) -> bool {
     let shapes = &library.shapes;
-    if shapes.iter().any(|s| s.kind == SHAPE_BITMASK) {
+    if shapes.iter().any(|s| s.shape_kind() == ShapeKind::Bitmask) {
         return true;
     }
     let Some(n) = shapes
         .iter()
-        .filter(|s| s.kind == SHAPE_POLYGON)
+        .filter(|s| s.shape_kind() == ShapeKind::Polygon)
         .map(|s| s.count)
         .max()
     else {
@@ -171,7 +155,7 @@ impl PairTest<'_> {
 
     /// Plans the test of bodies `i` and `j`, as WGSL `plan_of`.
     pub fn plan_of(&self, i: usize, j: usize) -> Plan {
-        let (a, b) = if self.shape(j).kind < self.shape(i).kind {
+        let (a, b) = if self.shape(j).shape_kind() < self.shape(i).shape_kind() {
             (j, i)
         } else {
             (i, j)
@@ -180,7 +164,7 @@ impl PairTest<'_> {
         let mut plan = Plan {
             a,
             b,
-            pair_kind: PairKind::PolygonPolygon,
+            pair_kind: PairKind::of(sa.shape_kind(), sb.shape_kind()),
             first_unit: 0,
             units: 1,
             per_chunk: 1,
@@ -189,14 +173,14 @@ impl PairTest<'_> {
         // Loop iterations per unit, and before the first.
         let (mut unit_cost, mut fixed_cost) = (1u32, 0u32);
         let rows_to_units = |rows: IVec2| (rows.y - rows.x + 1).max(0) as u32;
-        match (sa.kind, sb.kind) {
-            (SHAPE_POLYGON, SHAPE_POLYGON) => {
+        use ShapeKind::{Bitmask, Circle, Polygon};
+        match plan.pair_kind.kinds() {
+            (Polygon, Polygon) => {
                 plan.units = sa.count + sb.count;
                 unit_cost = sa.count.max(sb.count) + 1;
             }
-            (SHAPE_POLYGON, SHAPE_CIRCLE) => plan.pair_kind = PairKind::PolygonCircle,
-            (SHAPE_POLYGON, _) => {
-                plan.pair_kind = PairKind::PolygonBitmask;
+            (Polygon | Circle, Circle) => {}
+            (Polygon, Bitmask) => {
                 let y_range = self
                     .geometry
                     .polygon_y_range(&sa, self.placement_in_frame_of(a, b));
@@ -207,17 +191,14 @@ impl PairTest<'_> {
                 unit_cost = 3 * sa.count + sb.words_per_row + 2;
                 fixed_cost = sa.count;
             }
-            (SHAPE_CIRCLE, SHAPE_CIRCLE) => plan.pair_kind = PairKind::CircleCircle,
-            (SHAPE_CIRCLE, _) => {
-                plan.pair_kind = PairKind::CircleBitmask;
+            (Circle, Bitmask) => {
                 let centre = self.position(a) - self.position(b);
                 let rows = Geometry::rows_between(&sb, centre.y - sa.radius, centre.y + sa.radius);
                 plan.first_unit = rows.x;
                 plan.units = rows_to_units(rows);
                 unit_cost = sb.words_per_row + 2;
             }
-            _ => {
-                plan.pair_kind = PairKind::BitmaskBitmask;
+            (Bitmask, Bitmask) => {
                 let d = self.position(b).as_ivec2() - self.position(a).as_ivec2();
                 let row_end = (sa.rows as i32).min(d.y + sb.rows as i32);
                 let columns = (sa.count as i32).min(d.x + sb.count as i32) - d.x.max(0);
@@ -229,8 +210,8 @@ impl PairTest<'_> {
                 };
                 unit_cost = sa.words_per_row + 2;
             }
+            (Circle | Bitmask, Polygon) | (Bitmask, Circle) => unordered(plan.pair_kind),
         }
-        debug_assert!(sa.kind <= SHAPE_BITMASK && sb.kind <= SHAPE_BITMASK);
         plan.per_chunk = ((CHUNK_BUDGET - fixed_cost) / unit_cost).max(1);
         plan.chunks = plan.units.div_ceil(plan.per_chunk);
         plan
@@ -246,8 +227,9 @@ impl PairTest<'_> {
             offset: Vec2::ZERO,
             rotation: Vec2::from(self.transforms[plan.a].rotation),
         };
-        match plan.pair_kind {
-            PairKind::PolygonPolygon => {
+        use ShapeKind::{Bitmask, Circle, Polygon};
+        match plan.pair_kind.kinds() {
+            (Polygon, Polygon) => {
                 let pb = self.placement_in_frame_of(plan.b, plan.a);
                 // Where the last edge of a (of b) found a vertex of b (of a) short of its line.
                 let (mut in_b, mut in_a) = (0, 0);
@@ -259,30 +241,37 @@ impl PairTest<'_> {
                     }
                 })
             }
-            PairKind::PolygonCircle => {
+            (Polygon, Circle) => {
                 let centre = self.placement_in_frame_of(plan.b, plan.a).offset;
                 g.circle_polygon_apart(centre, sb.radius, &sa, own_frame)
             }
-            PairKind::CircleCircle => circle_circle(
+            (Circle, Circle) => circle_circle(
                 self.placement_in_frame_of(plan.b, plan.a).offset,
                 sa.radius,
                 sb.radius,
             ),
             // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
-            PairKind::PolygonBitmask => {
+            (Polygon, Bitmask) => {
                 let pa = self.placement_in_frame_of(plan.a, plan.b);
                 (first..end).any(|unit| g.polygon_row_hits(&sa, pa, &sb, plan.row(unit)))
             }
-            PairKind::CircleBitmask => {
+            (Circle, Bitmask) => {
                 let centre = self.placement_in_frame_of(plan.a, plan.b).offset;
                 (first..end).any(|unit| g.circle_row_hits(centre, sa.radius, &sb, plan.row(unit)))
             }
-            PairKind::BitmaskBitmask => {
+            (Bitmask, Bitmask) => {
                 let d = self.position(plan.b).as_ivec2() - self.position(plan.a).as_ivec2();
                 (first..end).any(|unit| g.bitmask_row_hits(&sa, &sb, d, plan.row(unit)))
             }
+            (Circle | Bitmask, Polygon) | (Bitmask, Circle) => unordered(plan.pair_kind),
         }
     }
+}
+
+/// The arm of a match on [`PairKind::kinds`] for a pair whose higher kind comes first,
+/// which `PairKind` never holds.
+fn unordered(pair: PairKind) -> ! {
+    unreachable!("a PairKind holds its lower kind first: {pair:?}")
 }
 
 /// Closed intervals `(min, max)` with a gap between them.
@@ -616,7 +605,7 @@ mod tests {
         Plan {
             a: 0,
             b: 1,
-            pair_kind: PairKind::PolygonBitmask,
+            pair_kind: PairKind::of(ShapeKind::Polygon, ShapeKind::Bitmask),
             first_unit,
             units,
             per_chunk: units,

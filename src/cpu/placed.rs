@@ -7,7 +7,8 @@
 use glam::{IVec2, Vec2};
 
 use crate::library::ShapeLibrary;
-use crate::packed::{BodyTransform, PackedShape, SHAPE_CIRCLE, SHAPE_POLYGON};
+use crate::packed::{BodyTransform, PackedShape};
+use crate::shapes::ShapeKind;
 
 /// A convex polygon counter-clockwise: its vertices and the outward unit normal of the
 /// edge from each vertex to the next.
@@ -112,8 +113,8 @@ impl Placed {
         origin: Vec2,
     ) -> Placed {
         let offset = Vec2::from(transform.position) - origin;
-        match shape.kind {
-            SHAPE_POLYGON => {
+        match shape.shape_kind() {
+            ShapeKind::Polygon => {
                 let r = Vec2::from(transform.rotation);
                 let turn =
                     |v: [f32; 2]| Vec2::new(r.x * v[0] - r.y * v[1], r.y * v[0] + r.x * v[1]);
@@ -124,11 +125,11 @@ impl Placed {
                     normals: vertices.iter().map(|v| turn(v.normal)).collect(),
                 }
             }
-            SHAPE_CIRCLE => Placed::Circle {
+            ShapeKind::Circle => Placed::Circle {
                 centre: offset,
                 radius: shape.radius,
             },
-            _ => Placed::Bitmask {
+            ShapeKind::Bitmask => Placed::Bitmask {
                 mask: *shape,
                 origin: offset,
             },

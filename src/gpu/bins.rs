@@ -13,13 +13,13 @@
 //! broad phase: the crowded 10k frames 0.1-0.4 ms faster (BENCHMARKS.md, "The narrow
 //! phase by kind pair").
 
-use crate::packed::{Counters, PAIR_KINDS};
+use crate::packed::{Counters, BIN_START_ROWS, PAIR_KINDS};
 
 use super::buffers::grown;
 
 /// Spare slots a crowded frame's candidate buffer keeps at least, beyond its candidates,
 /// so that its bins hold a frame whose counts moved a little.
-const MIN_SPARE: u32 = 6 * 256;
+const MIN_SPARE: u32 = PAIR_KINDS * 256;
 
 /// `Params::bin_starts` for a buffer of `capacity` candidates. With the candidates of
 /// each kind pair an earlier frame found (`kind_counts`), a bin each, as large as that
@@ -29,10 +29,11 @@ const MIN_SPARE: u32 = 6 * 256;
 pub(crate) fn bin_starts(
     kind_counts: Option<&[u32; PAIR_KINDS as usize]>,
     capacity: u32,
-) -> [[u32; 4]; 2] {
+) -> [[u32; 4]; BIN_START_ROWS] {
     let kinds = PAIR_KINDS as usize;
-    let mut starts = [capacity; 8];
-    starts[0] = 0;
+    let mut starts = [[capacity; 4]; BIN_START_ROWS];
+    let mut set = |b: usize, value: u32| starts[b / 4][b % 4] = value;
+    set(0, 0);
     if let Some(counts) = kind_counts {
         let total: u64 = counts.iter().map(|&c| c as u64).sum();
         let capacity = capacity as u64;
@@ -45,13 +46,10 @@ pub(crate) fn bin_starts(
                 capacity * count as u64 / total
             };
             start += size;
-            starts[k + 1] = start as u32;
+            set(k + 1, start as u32);
         }
     }
-    [
-        [starts[0], starts[1], starts[2], starts[3]],
-        [starts[4], starts[5], starts[6], starts[7]],
-    ]
+    starts
 }
 
 /// The candidate slots a frame with these counts asks for: room for every candidate,
@@ -70,7 +68,7 @@ mod tests {
     use super::*;
 
     /// Entry `b` of the laid-out starts.
-    fn start(starts: &[[u32; 4]; 2], b: usize) -> u32 {
+    fn start(starts: &[[u32; 4]; BIN_START_ROWS], b: usize) -> u32 {
         starts[b / 4][b % 4]
     }
 
@@ -85,17 +83,18 @@ mod tests {
 
     #[test]
     fn each_bin_holds_its_count_and_a_share_of_the_spare_slots() {
-        let counts = [3000, 0, 9000, 10, 500, 2000];
+        let counts: [u32; PAIR_KINDS as usize] =
+            std::array::from_fn(|k| [3000, 0, 9000, 10, 500, 2000][k % 6]);
         let capacity = 32768;
         let starts = bin_starts(Some(&counts), capacity);
-        let spare = (capacity - counts.iter().sum::<u32>()) / 6;
+        let spare = (capacity - counts.iter().sum::<u32>()) / PAIR_KINDS;
         for (b, &count) in counts.iter().enumerate() {
             let size = start(&starts, b + 1) - start(&starts, b);
             assert!(size >= count + spare, "bin {b}: {size} slots for {count}");
         }
         assert_eq!(start(&starts, 0), 0);
         assert_eq!(
-            start(&starts, 6),
+            start(&starts, PAIR_KINDS as usize),
             capacity,
             "the last bin ends at the buffer's end"
         );
@@ -103,12 +102,13 @@ mod tests {
 
     #[test]
     fn counts_past_the_buffer_share_it_in_proportion_within_its_end() {
-        let counts = [u32::MAX, u32::MAX, 7, 0, 1, 5];
+        let counts: [u32; PAIR_KINDS as usize] =
+            std::array::from_fn(|k| [u32::MAX, u32::MAX, 7, 0, 1, 5][k % 6]);
         let starts = bin_starts(Some(&counts), 1000);
         for b in 0..PAIR_KINDS as usize {
             assert!(start(&starts, b) <= start(&starts, b + 1), "bins in order");
         }
-        assert_eq!(start(&starts, 6), 1000);
+        assert_eq!(start(&starts, PAIR_KINDS as usize), 1000);
     }
 
     #[test]

@@ -25,7 +25,8 @@ use super::readback::read_mapped;
 use crate::body::Body;
 use crate::contact::{Contact, ContactKind};
 use crate::error::Error;
-use crate::packed::{DispatchArgs, SHAPE_BITMASK};
+use crate::packed::DispatchArgs;
+use crate::shapes::ShapeKind;
 
 /// One pair's contact as the shader writes it (`ContactOut`): `normal` and `depth` for
 /// two polygons or circles, `area` for a pair with a bitmask.
@@ -195,8 +196,9 @@ impl GpuCollider {
         self.contact.active = false;
         let (pairs, raw) = found?;
         let shapes = &self.library().shapes;
-        let is_mask =
-            |body: u32| shapes[bodies[body as usize].shape as usize].kind == SHAPE_BITMASK;
+        let is_mask = |body: u32| {
+            shapes[bodies[body as usize].shape as usize].shape_kind() == ShapeKind::Bitmask
+        };
         let mut contacts: Vec<Contact> = pairs
             .iter()
             .zip(&raw)
