@@ -80,9 +80,9 @@ fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
         if bodies != 0u {
             atomicAdd(&grid_info_counters.level_bodies[local], bodies);
         }
-        let floor = atomicLoad(&group_sweep_floor[local]);
+        let floor = atomicLoad(&group_reach_floor[local]);
         if floor != 0u {
-            atomicMax(&grid_info_counters.sweep_floor[local], floor);
+            atomicMax(&grid_info_counters.reach_floor[local], floor);
         }
     }
     // The first of each key's slots in the workgroup's range of the list, worked out
@@ -219,7 +219,7 @@ fn accurate_rotation(angle: f32) -> vec2<f32> {
 var<workgroup> group_level_layers: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_waiters: array<atomic<u32>, MAX_LEVELS>;
 var<workgroup> group_level_bodies: array<atomic<u32>, MAX_LEVELS>;
-var<workgroup> group_sweep_floor: array<atomic<u32>, MAX_LEVELS>;
+var<workgroup> group_reach_floor: array<atomic<u32>, MAX_LEVELS>;
 // Bodies of the workgroup that meet no one (assign_cell places them nowhere).
 var<workgroup> group_unplaced: atomic<u32>;
 
@@ -301,12 +301,12 @@ fn probe_cells(box: Aabb, level: u32) -> f32 {
     return f32(range.z - range.x + 1) * f32(range.w - range.y + 1);
 }
 
-// The finest level a body on `level` with `box` may sweep down to within SWEEP_BUDGET
+// The finest level a body on `level` with `box` may reach down to within REACH_BUDGET
 // cells in all, adding the cells of each such level to the frame's sums. Straight to
 // the global sums: most bodies sit on level 0 and add nothing, and a workgroup copy of
-// the 1024 sums cost bullet-hell 100k 9 ms to clear and flush. Twin of `sweep_reach` in
+// the 1024 sums cost bullet-hell 100k 9 ms to clear and flush. Twin of `lowest_reach` in
 // src/grid.rs.
-fn sweep_reach(box: Aabb, level: u32) -> u32 {
+fn lowest_reach(box: Aabb, level: u32) -> u32 {
     var floor = level;
     if level == TOP_LEVEL {
         return floor;
@@ -315,11 +315,11 @@ fn sweep_reach(box: Aabb, level: u32) -> u32 {
     while floor > 0u {
         let cells = probe_cells(box, floor - 1u);
         total += cells;
-        if total > f32(SWEEP_BUDGET) {
+        if total > f32(REACH_BUDGET) {
             break;
         }
         floor--;
-        atomicAdd(&grid_info_counters.swept_cells[level * MAX_LEVELS + floor], u32(cells));
+        atomicAdd(&grid_info_counters.reached_cells[level * MAX_LEVELS + floor], u32(cells));
     }
     return floor;
 }
@@ -355,7 +355,7 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
         if (atomicLoad(&group_level_layers[level]) & layer) != layer {
             atomicOr(&group_level_layers[level], layer);
         }
-        // Waiting bodies never sweep, and which side looks between two levels is
+        // Waiting bodies never reach down, and which side looks between two levels is
         // chosen for the seekers.
         if waits(layer) {
             if (atomicLoad(&group_level_waiters[level]) & layer) != layer {
@@ -368,7 +368,7 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
                 let key = seeker_key(grid_info_counters.lists[placement + 1u], level);
                 listed = Listed(key, atomicAdd(&group_key_bodies[key], 1u), false);
             }
-            atomicMax(&group_sweep_floor[level], sweep_reach(box, level));
+            atomicMax(&group_reach_floor[level], lowest_reach(box, level));
         }
         // The row's tag above the rank, for scatter_cells to keep in the body's entry
         // (entry_index_mask in grid.wgsl).

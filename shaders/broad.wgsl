@@ -13,15 +13,15 @@
 //   lower index. That halves the reading on crowded levels (measured on the 10k
 //   bitmask scene: 849k entries read before, 480k after; BENCHMARKS.md, "The grid
 //   follows the scene"). Between two
-//   levels only one side looks, chosen per pair of levels (see `sweeps_down`): the
-//   many fine bodies looking up at the few coarse ones, or the coarse ones sweeping the
+//   levels only one side looks, chosen per pair of levels (see `reaches_down`): the
+//   many fine bodies looking up at the few coarse ones, or the coarse ones reading the
 //   fine cells under them, whichever touches fewer cells. So every candidate appears
 //   exactly once, and 10^5 bullets need not each look for the few ships among them.
 // - Bodies of layers that never pair among themselves wait to be found (waiter_layers,
 //   chosen on the host from the filters): 10^5 bullets that accept only ships then read
 //   nothing, and the few ships read the bullets' cells, on their own level and on the
-//   finer ones they sweep. A bullet looks up only at a level whose seekers cannot sweep
-//   down to it. This matters once bullets sweep: a moving bullet's box reaches the
+//   finer ones they reach. A bullet looks up only at a level whose seekers cannot reach
+//   down to it. This matters once bullets move: a moving bullet's box reaches the
 //   ships' levels, and reading as seekers there they read ten times more (measured on
 //   the swept bullet-hell at 100k: 267k cells and 279k entries, 39k and 19k waiting).
 // - Cells live in a hash table of power-of-two size (laid out by the host so that a
@@ -45,14 +45,14 @@
 //   cells and their entries in a single loop (see `broad`), and the cells it reads are
 //   bounded by
 //   construction (the top level is one cell for bodies too large for the others; a level
-//   sweeps the finer ones only as far down as all its bodies stay within SWEEP_BUDGET
-//   cells in all, measured from their boxes by sweep_reach), and the entries it reads
+//   reads the finer ones only as far down as all its bodies stay within REACH_BUDGET
+//   cells in all, measured from their boxes by lowest_reach), and the entries it reads
 //   by SCAN_BUDGET: past it, a crowded cell is handed over in SCAN_CHUNK-entry pieces that
 //   broad_deferred reads in parallel. Measured before this: a 3000-unit square among 300
 //   circles swept 4.2 million cells in one invocation and the GPU reported none of its
 //   300 pairs.
 // - Which side looks between two levels is chosen every frame on the GPU from the bodies
-//   each level really holds and the cells their boxes cover below (sweeps_down), not
+//   each level really holds and the cells their boxes cover below (reaches_down), not
 //   predicted from the shapes, and turned into
 //   one word per level of the levels its bodies search (choose_look_levels).
 //
@@ -95,7 +95,7 @@ var<private> params: Params;
 
 // The levels a body searches, as bits: where it reports the seekers it finds, and where
 // it looks for waiting bodies (reading its whole range on its own level). A seeker and a
-// waiter are found by the seeker, except a waiter finer than a level's sweep_floor, which
+// waiter are found by the seeker, except a waiter finer than a level's reach_floor, which
 // looks up at that level's seekers; two seekers as the look_levels say. Twin of
 // `search_levels`.
 struct SearchLevels {
@@ -106,7 +106,7 @@ struct SearchLevels {
 fn search_levels(layer: u32, level: u32, mask: u32) -> SearchLevels {
     var found = SearchLevels(0u, 0u);
     if waits(layer) {
-        // Up at the seekers of levels that cannot sweep down this far: one word for most
+        // Up at the seekers of levels that cannot reach down this far: one word for most
         // bullets, which have none.
         var up = grid_info.waiter_looks[level];
         while up != 0u {
@@ -120,7 +120,7 @@ fn search_levels(layer: u32, level: u32, mask: u32) -> SearchLevels {
     }
     var occupied = grid_info.occupied_levels;
     let looks = grid_info.look_levels[level];
-    let floor = grid_info.sweep_floor[level];
+    let floor = grid_info.reach_floor[level];
     while occupied != 0u {
         let other = countTrailingZeros(occupied);
         occupied &= occupied - 1u;
@@ -152,15 +152,15 @@ fn reports_seeker(seekers: bool, i: u32, me: BodyCell, cell: vec2<i32>, level: u
 
 // ---- counting sort into the hash table ----
 
-// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` rather
-// than its bodies look up: allowed where every body of `coarse` stays within SWEEP_BUDGET
+// Whether the bodies of level `coarse` read the cells of the finer level `fine` rather
+// than its bodies look up: allowed where every body of `coarse` stays within REACH_BUDGET
 // (never from the top), and chosen when the cells its bodies' boxes cover there are fewer
-// than the ~4 coarse cells each fine body would read. Twin of `sweeps_down` in src/grid.rs.
-fn sweeps_down(coarse: u32, fine: u32) -> bool {
-    if coarse >= TOP_LEVEL || fine >= coarse || fine < atomicLoad(&grid_info_counters.sweep_floor[coarse]) {
+// than the ~4 coarse cells each fine body would read. Twin of `reaches_down` in src/grid.rs.
+fn reaches_down(coarse: u32, fine: u32) -> bool {
+    if coarse >= TOP_LEVEL || fine >= coarse || fine < atomicLoad(&grid_info_counters.reach_floor[coarse]) {
         return false;
     }
-    let down = atomicLoad(&grid_info_counters.swept_cells[coarse * MAX_LEVELS + fine]);
+    let down = atomicLoad(&grid_info_counters.reached_cells[coarse * MAX_LEVELS + fine]);
     let up = atomicLoad(&grid_info_counters.level_bodies[fine]);
     // Compared in floats: up * 4 may pass 2^32.
     return f32(down) < f32(up) * 4.0;
@@ -173,8 +173,8 @@ fn choose_look_levels(own: u32) -> u32 {
     let occupied = atomicLoad(&grid_info_counters.occupied_levels);
     var bits = 0u;
     for (var other = 0u; other < MAX_LEVELS; other++) {
-        let looks = other == own || (other < own && sweeps_down(own, other))
-            || (other > own && !sweeps_down(other, own));
+        let looks = other == own || (other < own && reaches_down(own, other))
+            || (other > own && !reaches_down(other, own));
         if looks && ((occupied >> other) & 1u) == 1u {
             bits |= 1u << other;
         }
@@ -183,12 +183,12 @@ fn choose_look_levels(own: u32) -> u32 {
 }
 
 // Entry `own` of waiter_looks: the occupied levels above `own` whose seekers cannot all
-// sweep down to it, where its waiting bodies look up. Twin of `waiter_looks` in src/grid.rs.
+// reach down to it, where its waiting bodies look up. Twin of `waiter_looks` in src/grid.rs.
 fn choose_waiter_looks(own: u32) -> u32 {
     let occupied = atomicLoad(&grid_info_counters.occupied_levels);
     var bits = 0u;
     for (var other = own + 1u; other < MAX_LEVELS; other++) {
-        if ((occupied >> other) & 1u) == 1u && own < atomicLoad(&grid_info_counters.sweep_floor[other]) {
+        if ((occupied >> other) & 1u) == 1u && own < atomicLoad(&grid_info_counters.reach_floor[other]) {
             bits |= 1u << other;
         }
     }
@@ -507,7 +507,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     var unfinished = false;
     let index_mask = entry_index_mask();
     loop {
-        // A turn that moves to the next cell reads its first entry too: a body sweeping
+        // A turn that moves to the next cell reads its first entry too: a body reading
         // sparse cells takes one turn a cell (measured: the crowded 10k scenes' broad
         // phase took 3 ms more with a turn for the move alone; BENCHMARKS.md, "The walk's
         // loop").
@@ -567,7 +567,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
 
 // Sizes the dispatch of broad: the listed seekers alone when every body that searches
 // is one of them (no body waits, or no waiting body looks up at a level whose seekers
-// cannot sweep down to it: waiter_looks), every looker otherwise. Run by the first
+// cannot reach down to it: waiter_looks), every looker otherwise. Run by the first
 // thread of allocate_buckets, once the levels' looks are chosen. Twin of
 // `Grid::lookers` in src/cpu/broad.rs.
 fn size_broad() {
@@ -603,7 +603,7 @@ fn deferred_args() {
 // turns rather than 135k, bullet-hell 100k's 18k rather than 28k (the ships' walks over
 // the bullets' sparse cells). The entries are those of the run's cells, in the order a
 // cell at a time reads them (the CPU twin's way); a cell elsewhere on the row whose
-// bucket is one of the run's would be a table's width away, beyond any range the sweep
+// bucket is one of the run's would be a table's width away, beyond any range the walk
 // budget lets a body read, and is left out by its cell like any other.
 fn run_end(cell: vec2<i32>, bucket: u32, last_x: i32) -> i32 {
     let in_block = BUCKETS_PER_THREAD - 1u - (bucket & (BUCKETS_PER_THREAD - 1u));

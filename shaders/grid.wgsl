@@ -30,7 +30,7 @@ fn cell_at(point: vec2<f32>, level: u32) -> vec2<i32> {
 }
 
 // Neighbouring cells of a row land in neighbouring buckets (and, through
-// allocate_buckets, neighbouring entries), so a body sweeping a block of cells reads
+// allocate_buckets, neighbouring entries), so a body reading a block of cells reads
 // a few cache lines per row rather than one per cell. Rows and levels are a stride
 // apart: around a crowded scene the host lays the rows of each level out one after
 // another, so that its cells share no bucket; elsewhere the strides are large odd

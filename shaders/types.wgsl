@@ -104,14 +104,14 @@ struct GridInfo {
     level_bodies: array<u32, MAX_LEVELS>,
     // Entry l: the occupied levels that bodies on level l search, as bits.
     look_levels: array<u32, MAX_LEVELS>,
-    // Entry l: the occupied levels above l whose seekers cannot all sweep down to l.
+    // Entry l: the occupied levels above l whose seekers cannot all reach down to l.
     waiter_looks: array<u32, MAX_LEVELS>,
     occupied_levels: u32,
     allocated: u32,
-    // Entry c: the finest level every seeker of level c may sweep down to (sweep_reach).
-    sweep_floor: array<u32, MAX_LEVELS>,
-    // Entry c * MAX_LEVELS + f: cells the seekers of level c would sweep on level f.
-    swept_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
+    // Entry c: the finest level every seeker of level c may reach down to (lowest_reach).
+    reach_floor: array<u32, MAX_LEVELS>,
+    // Entry c * MAX_LEVELS + f: cells the seekers of level c would read on level f.
+    reached_cells: array<u32, MAX_LEVELS * MAX_LEVELS>,
     // Bodies in `seekers` (listed by the bounds kernel; every body where none wait,
     // set by size_broad in allocate_buckets).
     seeker_count: u32,
@@ -132,8 +132,8 @@ struct AtomicGridInfo {
     waiter_looks: array<atomic<u32>, MAX_LEVELS>,
     occupied_levels: atomic<u32>,
     allocated: atomic<u32>,
-    sweep_floor: array<atomic<u32>, MAX_LEVELS>,
-    swept_cells: array<atomic<u32>, MAX_LEVELS * MAX_LEVELS>,
+    reach_floor: array<atomic<u32>, MAX_LEVELS>,
+    reached_cells: array<atomic<u32>, MAX_LEVELS * MAX_LEVELS>,
     seeker_count: atomic<u32>,
     seekers_only: u32,
     lists: array<u32>,

@@ -153,7 +153,7 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u
             levels &= levels - 1;
             let (min, max) = (Vec2::from(own.min), Vec2::from(own.max));
             let whole = search.waiters >> level & 1 == 1;
-            // At most a few thousand cells (see `sweep_reach`).
+            // At most a few thousand cells (see `lowest_reach`).
             for cell in probed_cells(
                 params,
                 IVec2::from(me.cell),

@@ -11,7 +11,7 @@
 use glam::{IVec2, Vec2};
 
 use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, GridInfo, MAX_LEVELS, SWEEP_BUDGET};
+use crate::packed::{Aabb, BodyInfo, GridInfo, MAX_LEVELS, REACH_BUDGET};
 
 /// The level whose one cell holds every body too large for the others.
 pub const TOP_LEVEL: u32 = MAX_LEVELS - 1;
@@ -26,7 +26,7 @@ pub struct GridParams {
     pub bucket_count: u32,
     /// The layer bits of the bodies that wait to be found ([`waiter_layers`]): a body
     /// whose layer lies within them never searches the grid for partners, except up at
-    /// levels whose bodies cannot sweep down to it. 0: every body searches.
+    /// levels whose bodies cannot reach down to it. 0: every body searches.
     pub waiter_layers: u32,
     /// Where each cell's bucket lies in the table ([`cell_bucket`]).
     pub layout: TableLayout,
@@ -38,7 +38,7 @@ impl GridParams {
     pub fn for_bodies(library: &ShapeLibrary, infos: &[BodyInfo]) -> Self {
         // Cells twice the median body: most bodies then sit on level 0 (a body exactly
         // as large as a cell would be pushed up a level by the rounding margin), and a
-        // coarse body sweeping level 0 covers a quarter of the cells it would otherwise.
+        // coarse body reaching level 0 covers a quarter of the cells it would otherwise.
         GridParams {
             base_cell: 2.0 * median_extent(library, infos),
             bucket_count: bucket_count(infos.len()),
@@ -464,8 +464,8 @@ pub struct SearchLevels {
 ///   read and the earlier cell (or lower index) reports; between levels, the side that
 ///   `look_levels` names;
 /// - a seeker and a waiter by the seeker: on its own level (reading its whole range), up
-///   at coarser levels, and down at finer levels it may sweep (`sweep_floor`);
-/// - a waiter on a level finer than a seeker's `sweep_floor` by the waiter, looking up;
+///   at coarser levels, and down at finer levels it may reach (`reach_floor`);
+/// - a waiter on a level finer than a seeker's `reach_floor` by the waiter, looking up;
 /// - two waiters never ([`waiter_layers`]).
 ///
 /// As WGSL `search_levels`.
@@ -479,7 +479,7 @@ pub fn search_levels(
     let mut seekers = 0u32;
     let mut waiters = 0u32;
     if waits(params, layer) {
-        // Up at the seekers of levels that cannot sweep down this far: one word for most
+        // Up at the seekers of levels that cannot reach down this far: one word for most
         // bullets, which have none.
         let mut up = info.waiter_looks[level as usize];
         while up != 0 {
@@ -493,7 +493,7 @@ pub fn search_levels(
     }
     let mut occupied = info.occupied_levels;
     let looks = info.look_levels[level as usize];
-    let floor = info.sweep_floor[level as usize];
+    let floor = info.reach_floor[level as usize];
     while occupied != 0 {
         let other = occupied.trailing_zeros();
         occupied &= occupied - 1;
@@ -519,17 +519,17 @@ pub fn probe_cells(params: &GridParams, min: Vec2, max: Vec2, level: u32) -> f32
     span.x * span.y
 }
 
-/// How far down a body on `level` with the box `min ..= max` may sweep: the finest level
-/// `floor` such that sweeping every level from `level - 1` down to `floor` reads at most
-/// [`SWEEP_BUDGET`] cells in all (`level` itself when it may sweep none; always so on
-/// [`TOP_LEVEL`]). `swept(f, cells)` hears the cells of each level it may sweep. As WGSL
-/// `sweep_reach`.
-pub fn sweep_reach(
+/// How far down a body on `level` with the box `min ..= max` may reach: the finest level
+/// `floor` such that reading every level from `level - 1` down to `floor` reads at most
+/// [`REACH_BUDGET`] cells in all (`level` itself when it may reach none; always so on
+/// [`TOP_LEVEL`]). `reached(f, cells)` hears the cells of each level it may reach. As WGSL
+/// `lowest_reach`.
+pub fn lowest_reach(
     params: &GridParams,
     min: Vec2,
     max: Vec2,
     level: u32,
-    mut swept: impl FnMut(u32, u32),
+    mut reached: impl FnMut(u32, u32),
 ) -> u32 {
     let mut floor = level;
     if level == TOP_LEVEL {
@@ -539,44 +539,44 @@ pub fn sweep_reach(
     while floor > 0 {
         let cells = probe_cells(params, min, max, floor - 1);
         total += cells;
-        if total > SWEEP_BUDGET as f32 {
+        if total > REACH_BUDGET as f32 {
             break;
         }
         floor -= 1;
-        swept(floor, cells as u32);
+        reached(floor, cells as u32);
     }
     floor
 }
 
-/// Whether the bodies of level `coarse` sweep the cells of the finer level `fine` under
+/// Whether the bodies of level `coarse` read the cells of the finer level `fine` under
 /// them (else each body of `fine` looks at the `coarse` cells around it), from what the
 /// frame measured: either finds every pair once; this picks the one that reads fewer
-/// cells, allowed only where every body of `coarse` stays within [`SWEEP_BUDGET`]
-/// (`sweep_floor`) and never from [`TOP_LEVEL`].
+/// cells, allowed only where every body of `coarse` stays within [`REACH_BUDGET`]
+/// (`reach_floor`) and never from [`TOP_LEVEL`].
 ///
-/// The cells a coarse level would sweep are summed from its bodies' own boxes
-/// (`swept_cells`), so a long thin wall sweeps the fine cells along it, not a square as
+/// The cells a coarse level would read are summed from its bodies' own boxes
+/// (`reached_cells`), so a long thin wall reads the fine cells along it, not a square as
 /// wide as it is long: measured on 50 walls 800 × 10 among 10k particles, the particles
 /// otherwise each read every wall. The counts are measured by the frame itself (on the
 /// GPU by `assign_cell`, in the bounds kernel), not predicted from the shapes: a prediction that put a body one
-/// level off once made a 3000-unit square sweep four million cells. As WGSL
-/// `sweeps_down`.
-pub fn sweeps_down(info: &GridInfo, coarse: u32, fine: u32) -> bool {
-    if coarse >= TOP_LEVEL || fine >= coarse || fine < info.sweep_floor[coarse as usize] {
+/// level off once made a 3000-unit square read four million cells. As WGSL
+/// `reaches_down`.
+pub fn reaches_down(info: &GridInfo, coarse: u32, fine: u32) -> bool {
+    if coarse >= TOP_LEVEL || fine >= coarse || fine < info.reach_floor[coarse as usize] {
         return false;
     }
     // A fine body looks at about 4 coarse cells. In floats, as the GPU compares.
-    let down = info.swept_cells[(coarse * MAX_LEVELS + fine) as usize] as f32;
+    let down = info.reached_cells[(coarse * MAX_LEVELS + fine) as usize] as f32;
     let up = info.level_bodies[fine as usize] as f32 * 4.0;
     down < up
 }
 
-/// [`sweeps_down`] for every pair of levels: bit `f` of entry `c` is set when the bodies
-/// of level `c` sweep level `f`.
+/// [`reaches_down`] for every pair of levels: bit `f` of entry `c` is set when the bodies
+/// of level `c` reach down to level `f`.
 pub fn probe_down(info: &GridInfo) -> [u32; MAX_LEVELS as usize] {
     std::array::from_fn(|coarse| {
         (0..coarse as u32)
-            .filter(|&fine| sweeps_down(info, coarse as u32, fine))
+            .filter(|&fine| reaches_down(info, coarse as u32, fine))
             .fold(0, |bits, fine| bits | 1 << fine)
     })
 }
@@ -594,8 +594,8 @@ pub fn probes(probe_down: &[u32; MAX_LEVELS as usize], own: u32, other: u32) -> 
     (own == coarse) == down
 }
 
-/// For each level `l`, the occupied levels above it whose seekers cannot all sweep down
-/// to `l` (`sweep_floor`), as bits: the only levels where waiting bodies of `l` look, for
+/// For each level `l`, the occupied levels above it whose seekers cannot all reach down
+/// to `l` (`reach_floor`), as bits: the only levels where waiting bodies of `l` look, for
 /// seekers. Worked out once a frame, so that a waiting body (most bullets) reads one word
 /// and no more. As WGSL `choose_waiter_looks`.
 pub fn waiter_looks(info: &GridInfo) -> [u32; MAX_LEVELS as usize] {
@@ -603,7 +603,7 @@ pub fn waiter_looks(info: &GridInfo) -> [u32; MAX_LEVELS as usize] {
         (own as u32 + 1..MAX_LEVELS)
             .filter(|&other| {
                 info.occupied_levels >> other & 1 == 1
-                    && (own as u32) < info.sweep_floor[other as usize]
+                    && (own as u32) < info.reach_floor[other as usize]
             })
             .fold(0, |bits, other| bits | 1 << other)
     })
@@ -706,59 +706,59 @@ mod tests {
     }
 
     #[test]
-    fn sweeping_down_is_bounded_and_chosen_only_when_cheaper() {
+    fn reaching_down_is_bounded_and_chosen_only_when_cheaper() {
         let mut info = GridInfo::default();
         info.level_bodies[0] = 1_000_000;
         info.level_bodies[3] = 300;
         info.level_bodies[12] = 1;
         info.level_bodies[TOP_LEVEL as usize] = 1;
-        // The ships of level 3 may sweep down to level 0, 100 cells each there.
-        info.swept_cells[(3 * MAX_LEVELS) as usize] = 300 * 100;
-        // The body of level 12 may sweep no further down than level 9.
-        info.sweep_floor[12] = 9;
-        info.swept_cells[(12 * MAX_LEVELS) as usize] = 10;
-        info.sweep_floor[3] = 0;
+        // The ships of level 3 may reach down to level 0, 100 cells each there.
+        info.reached_cells[(3 * MAX_LEVELS) as usize] = 300 * 100;
+        // The body of level 12 may reach no further down than level 9.
+        info.reach_floor[12] = 9;
+        info.reached_cells[(12 * MAX_LEVELS) as usize] = 10;
+        info.reach_floor[3] = 0;
         info.occupied_levels = 1 | 1 << 3 | 1 << 12 | 1 << TOP_LEVEL;
         let down = probe_down(&info);
         let look = look_levels(&down, info.occupied_levels);
-        // 300 ships over a million bullets: the ships sweep (30000 cells < 4e6).
+        // 300 ships over a million bullets: the ships reach down (30000 cells < 4e6).
         assert_eq!(down[3] & 1, 1);
-        // Level 12 may not sweep level 0, however few its bodies and cells.
+        // Level 12 may not reach level 0, however few its bodies and cells.
         assert_eq!(down[12] & 1, 0);
-        // The top level never sweeps.
+        // The top level never reach down.
         assert_eq!(down[TOP_LEVEL as usize], 0);
-        // An empty fine level is never swept.
+        // An empty fine level is never read from above.
         assert_eq!(down[3] >> 1 & 1, 0);
-        // Bullets look only among themselves and up at what does not sweep them.
+        // Bullets look only among themselves and up at what does not reach down to them.
         assert_eq!(look[0], 1 | 1 << 12 | 1 << TOP_LEVEL);
         assert_eq!(look[3], 1 << 3 | 1 | 1 << 12 | 1 << TOP_LEVEL);
     }
 
     #[test]
-    fn a_thin_wall_sweeps_far_down_and_a_square_as_wide_does_not() {
+    fn a_thin_wall_reaches_far_down_and_a_square_as_wide_does_not() {
         let params = GridParams {
             base_cell: 10.0,
             bucket_count: 1024,
             waiter_layers: 0,
             layout: TableLayout::SCATTERED,
         };
-        let sweep = |min: Vec2, max: Vec2| {
+        let reach = |min: Vec2, max: Vec2| {
             let level = level_of(&params, (max - min).max_element());
             let mut cells = 0;
-            let floor = sweep_reach(&params, min, max, level, |_, n| cells += n);
+            let floor = lowest_reach(&params, min, max, level, |_, n| cells += n);
             (level, floor, cells)
         };
         // 800 x 10: level 7 (cells 1280), and every level below within the budget.
-        let (level, floor, cells) = sweep(Vec2::new(0.0, 0.0), Vec2::new(800.0, 10.0));
+        let (level, floor, cells) = reach(Vec2::new(0.0, 0.0), Vec2::new(800.0, 10.0));
         assert_eq!((level, floor), (7, 0));
-        assert!(cells <= SWEEP_BUDGET, "{cells}");
+        assert!(cells <= REACH_BUDGET, "{cells}");
         // 800 x 800: the same level, but level 0 alone would be some 6700 cells.
-        let (level, floor, cells) = sweep(Vec2::new(0.0, 0.0), Vec2::new(800.0, 800.0));
+        let (level, floor, cells) = reach(Vec2::new(0.0, 0.0), Vec2::new(800.0, 800.0));
         assert_eq!(level, 7);
         assert_eq!(floor, 1);
-        assert!(cells <= SWEEP_BUDGET, "{cells}");
-        // The top level never sweeps.
-        assert_eq!(sweep(Vec2::splat(-1e20), Vec2::splat(1e20)).1, TOP_LEVEL);
+        assert!(cells <= REACH_BUDGET, "{cells}");
+        // The top level never reach down.
+        assert_eq!(reach(Vec2::splat(-1e20), Vec2::splat(1e20)).1, TOP_LEVEL);
     }
 
     fn filters(list: &[(u32, u32, usize)]) -> Vec<BodyInfo> {

@@ -74,11 +74,11 @@ pub const SCAN_CHUNK: u32 = 1024;
 /// llvmpipe because the walk is a single loop (see [`LLVMPIPE_LANES`]).
 pub const LOOP_GUARD: u32 = 32768;
 
-/// The most cells one body sweeps on the levels below its own, all of them together:
+/// The most cells one body reads on the levels below its own, all of them together:
 /// bodies on level `c` look for bodies on a finer level `f` only when every body of `c`
-/// stays within this sweeping every level from `c - 1` down to `f` (see
-/// [`crate::grid::sweep_reach`]). Otherwise the fine bodies look up.
-pub const SWEEP_BUDGET: u32 = 4096;
+/// stays within this reading every level from `c - 1` down to `f` (see
+/// [`crate::grid::lowest_reach`]). Otherwise the fine bodies look up.
+pub const REACH_BUDGET: u32 = 4096;
 
 /// Slots of the indirect-dispatch argument buffer: `narrow` (or the swept kernels) over
 /// the candidates of a frame that keeps them in one list, `broad_deferred` over the handed-over pieces, `narrow_task` over the
@@ -163,7 +163,7 @@ pub fn wgsl_constants() -> String {
          const SCAN_BUDGET: u32 = {SCAN_BUDGET}u;\n\
          const SCAN_CHUNK: u32 = {SCAN_CHUNK}u;\n\
          const LOOP_GUARD: u32 = {LOOP_GUARD}u;\n\
-         const SWEEP_BUDGET: u32 = {SWEEP_BUDGET}u;\n\
+         const REACH_BUDGET: u32 = {REACH_BUDGET}u;\n\
          const ARGS_NARROW: u32 = {ARGS_NARROW}u;\n\
          const SHAPE_WORDS: u32 = {SHAPE_WORDS}u;\n\
          const VERTEX_WORDS: u32 = {VERTEX_WORDS}u;\n\
@@ -391,19 +391,19 @@ pub struct GridInfo {
     /// Entry `l`: the occupied levels that bodies on level `l` search, as bits, chosen
     /// each frame from `level_bodies` ([`crate::grid::look_levels`]).
     pub look_levels: [u32; MAX_LEVELS as usize],
-    /// Entry `l`: the occupied levels above `l` whose seekers cannot all sweep down to
+    /// Entry `l`: the occupied levels above `l` whose seekers cannot all reach down to
     /// `l`, as bits: where waiting bodies of level `l` look up ([`crate::grid::waiter_looks`]).
     pub waiter_looks: [u32; MAX_LEVELS as usize],
     /// Bit `l` is set when level `l` holds a body.
     pub occupied_levels: u32,
     /// Entries handed out to buckets so far (`allocate_buckets`).
     pub allocated: u32,
-    /// Entry `c`: the finest level that every seeker of level `c` may sweep down to within
-    /// [`SWEEP_BUDGET`] ([`crate::grid::sweep_reach`]).
-    pub sweep_floor: [u32; MAX_LEVELS as usize],
-    /// Entry `c * MAX_LEVELS + f`: the cells the seekers of level `c` would sweep on level
+    /// Entry `c`: the finest level that every seeker of level `c` may reach down to within
+    /// [`REACH_BUDGET`] ([`crate::grid::lowest_reach`]).
+    pub reach_floor: [u32; MAX_LEVELS as usize],
+    /// Entry `c * MAX_LEVELS + f`: the cells the seekers of level `c` would read on level
     /// `f`, summed over those bodies (wrapping past 2^32, which only costs speed).
-    pub swept_cells: [u32; (MAX_LEVELS * MAX_LEVELS) as usize],
+    pub reached_cells: [u32; (MAX_LEVELS * MAX_LEVELS) as usize],
     /// The seekers listed: on the GPU, the bodies that do not wait are listed after this
     /// header (WGSL `GridInfo::seekers`), appended where some bodies wait; where none
     /// wait every body is, level by level within each workgroup of the bounds kernel

@@ -305,8 +305,8 @@ fn rust_structs_mirror_wgsl_structs() {
         ("waiter_looks", offset_of!(GridInfo, waiter_looks)),
         ("occupied_levels", offset_of!(GridInfo, occupied_levels)),
         ("allocated", offset_of!(GridInfo, allocated)),
-        ("sweep_floor", offset_of!(GridInfo, sweep_floor)),
-        ("swept_cells", offset_of!(GridInfo, swept_cells)),
+        ("reach_floor", offset_of!(GridInfo, reach_floor)),
+        ("reached_cells", offset_of!(GridInfo, reached_cells)),
         ("seeker_count", offset_of!(GridInfo, seeker_count)),
         ("seekers_only", offset_of!(GridInfo, seekers_only)),
     ]

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 
 use crate::collider::Pair;
 use crate::grid::{
-    cell_at, cell_bucket, level_of, look_levels, probe_down, probed_cells, reports_seeker,
-    search_levels, sweep_reach, waiter_looks, waits, GridParams, SearchLevels,
+    cell_at, cell_bucket, level_of, look_levels, lowest_reach, probe_down, probed_cells,
+    reports_seeker, search_levels, waiter_looks, waits, GridParams, SearchLevels,
 };
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET, NO_LEVEL,
@@ -57,7 +57,7 @@ fn bucket_of(params: &GridParams, c: &BodyCell) -> u32 {
 }
 
 /// Adds a placed body to what its level holds: its layer, and for a seeker (a body that
-/// does not wait) its count and the cells it would sweep on the finer levels. As the
+/// does not wait) its count and the cells it would read on the finer levels. As the
 /// per-level atomics of `assign_cell`. Whether the body is a seeker.
 fn add_to_level(
     info: &mut GridInfo,
@@ -72,19 +72,19 @@ fn add_to_level(
     let level = placed.level as usize;
     info.level_layers[level] |= body.layer;
     info.occupied_levels |= 1 << placed.level;
-    // Waiting bodies never sweep, and the choice of which side looks between two
+    // Waiting bodies never reach down, and the choice of which side looks between two
     // levels is for the seekers.
     if waits(params, body.layer) {
         info.level_waiters[level] |= body.layer;
         return false;
     }
     info.level_bodies[level] += 1;
-    let swept = &mut info.swept_cells[level * MAX_LEVELS as usize..][..MAX_LEVELS as usize];
+    let reached = &mut info.reached_cells[level * MAX_LEVELS as usize..][..MAX_LEVELS as usize];
     let (min, max) = (Vec2::from(b.min), Vec2::from(b.max));
-    let floor = sweep_reach(params, min, max, placed.level, |fine, cells| {
-        swept[fine as usize] = swept[fine as usize].wrapping_add(cells);
+    let floor = lowest_reach(params, min, max, placed.level, |fine, cells| {
+        reached[fine as usize] = reached[fine as usize].wrapping_add(cells);
     });
-    info.sweep_floor[level] = info.sweep_floor[level].max(floor);
+    info.reach_floor[level] = info.reach_floor[level].max(floor);
     true
 }
 
@@ -94,10 +94,10 @@ fn merge_levels(mut a: GridInfo, b: GridInfo) -> GridInfo {
         a.level_layers[l] |= b.level_layers[l];
         a.level_waiters[l] |= b.level_waiters[l];
         a.level_bodies[l] += b.level_bodies[l];
-        a.sweep_floor[l] = a.sweep_floor[l].max(b.sweep_floor[l]);
+        a.reach_floor[l] = a.reach_floor[l].max(b.reach_floor[l]);
     }
     a.occupied_levels |= b.occupied_levels;
-    for (mine, theirs) in a.swept_cells.iter_mut().zip(b.swept_cells) {
+    for (mine, theirs) in a.reached_cells.iter_mut().zip(b.reached_cells) {
         *mine = mine.wrapping_add(theirs);
     }
     a
@@ -565,7 +565,7 @@ mod tests {
     fn waiting_bodies_are_found_once_on_every_level() {
         // Bullet-hell filters (bullets wait), with sizes from 0.5 to 4000 units so that
         // seekers and waiters sit on many levels, over, under and beside each other: a
-        // seeker too large to sweep the bullets' level (they look up at it), waiters
+        // seeker too large to reach down to the bullets' level (they look up at it), waiters
         // coarser than seekers, and bodies stacked in one cell in both index orders.
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move || {
@@ -599,7 +599,7 @@ mod tests {
             ));
         }
         // The long wall: a seeker (an enemy) whose box no level below can hold within
-        // the sweep budget, crossing the bullets.
+        // the reach budget, crossing the bullets.
         bodies.push(format!(
             r#"{{"shape": {}, "x": 0, "y": 10, "angle": 0.3, "layer": 2, "mask": 8}}"#,
             sizes.len()
@@ -617,7 +617,7 @@ mod tests {
             "the bullets wait"
         );
         // The scene has both ways of finding a waiting body: seekers reading its level,
-        // and waiting bodies looking up at a level that cannot sweep down to them.
+        // and waiting bodies looking up at a level that cannot reach down to them.
         let library = scene.validate().expect("valid");
         let transforms: Vec<_> = scene.bodies.iter().map(body_transform).collect();
         let aabbs = bounds(&library, &transforms, &infos);
