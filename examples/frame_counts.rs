@@ -68,7 +68,7 @@ fn count(n: usize) {
     // kind for a candidate.
     // Where no body waits, the gpu lists every body (level by level, see `list_seeker`
     // in shaders/bounds.wgsl), while the cpu twin passes over them all without a list.
-    let listed = match grid.lookers() {
+    let listed = match grid.listed_seekers() {
         Some(seekers) => seekers.len() as u64,
         None if params.waiter_layers == 0 => bodies,
         None => 0,

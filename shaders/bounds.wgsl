@@ -275,7 +275,7 @@ fn seeker_key(walked: u32, level: u32) -> u32 {
 fn list_seeker(i: u32, local: u32, listed: Listed) {
     // Nobody looks in the queries' grid (encode_grid): listing its 10^5 bodies cost a
     // batch 3 ms.
-    if params.first_looker == params.end_looker {
+    if params.slice_start == params.slice_end {
         return;
     }
     if params.waiter_layers != 0u {

@@ -460,17 +460,17 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     // them in grid order (so that a workgroup's invocations read the same buckets)
     // saved 6% on the crowded 10k scenes but cost 10-40% on bullet-hell.
     let thread = global_index(workgroup, local);
-    var i = thread + params.first_looker;
+    var i = thread + params.slice_start;
     if grid_info.seekers_only != 0u {
         if thread >= grid_info.seeker_count {
             return;
         }
         i = grid_info.lists[seeker_word(thread)];
-        if i < params.first_looker {
+        if i < params.slice_start {
             return;
         }
     }
-    if i >= params.end_looker {
+    if i >= params.slice_end {
         return;
     }
     // The levels to look at, holding somebody this body accepts and is to find. Most
@@ -567,9 +567,9 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
 
 // Sizes the dispatch of broad: the listed seekers alone when every body that searches
 // is one of them (no body waits, or no waiting body looks up at a level whose seekers
-// cannot reach down to it: waiter_looks), every looker otherwise. Run by the first
+// cannot reach down to it: waiter_looks), every body of the slice otherwise. Run by the first
 // thread of allocate_buckets, once the levels' looks are chosen. Twin of
-// `Grid::lookers` in src/cpu/broad.rs.
+// `Grid::listed_seekers` in src/cpu/broad.rs.
 fn size_broad() {
     var waiters_look = 0u;
     for (var level = 0u; level < MAX_LEVELS; level++) {
@@ -583,7 +583,7 @@ fn size_broad() {
     let seekers_only = params.waiter_layers == 0u || waiters_look == 0u;
     grid_info_counters.seekers_only = select(0u, 1u, seekers_only);
     let seekers = atomicLoad(&grid_info_counters.seeker_count);
-    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.end_looker - params.first_looker, seekers, seekers_only));
+    dispatch_args[ARGS_BROAD] = dispatch_for(select(params.slice_end - params.slice_start, seekers, seekers_only));
 }
 
 // Sizes the dispatch of broad_deferred from the pieces handed over.

@@ -54,9 +54,9 @@ struct Params {
     deferred_capacity: u32,
     long_pair_capacity: u32,
     task_capacity: u32,
-    // Only bodies first_looker <= i < end_looker look for partners (a slice of the frame).
-    first_looker: u32,
-    end_looker: u32,
+    // Only bodies slice_start <= i < slice_end look for partners (a slice of the frame).
+    slice_start: u32,
+    slice_end: u32,
     // Where the polygon vertices and the bitmask words start in the library buffer (words).
     vertex_base: u32,
     word_base: u32,

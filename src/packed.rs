@@ -310,11 +310,11 @@ pub struct Params {
     pub long_pair_capacity: u32,
     /// Slots in the buffer of chunks of those tests.
     pub task_capacity: u32,
-    /// Only bodies `first_looker <= i < end_looker` look for partners: a frame too
+    /// Only bodies `slice_start <= i < slice_end` look for partners: a frame too
     /// large for one binding runs in slices of bodies, each pair found by one slice.
-    pub first_looker: u32,
-    /// See `first_looker`.
-    pub end_looker: u32,
+    pub slice_start: u32,
+    /// See `slice_start`.
+    pub slice_end: u32,
     /// Word at which the polygon vertices start in the GPU's one library buffer
     /// (`shaders/library.wgsl`).
     pub vertex_base: u32,

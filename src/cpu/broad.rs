@@ -6,7 +6,7 @@
 //! kernel, then `allocate_buckets` and `scatter_cells`), in shards of the table rather
 //! than with atomics;
 //! [`Grid::candidates_of`] is one thread of the `broad` kernel, and the fast CPU path runs
-//! it for the bodies that may search ([`Grid::lookers`]) in parallel.
+//! it for the bodies that may search ([`Grid::listed_seekers`]) in parallel.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -220,7 +220,7 @@ impl Grid {
                 .map(|(body, b)| place(params, body, b)),
         );
         // In chunks: the summary is 1.3 kB, too large to pass from body to body. Where
-        // some bodies wait, the seekers are listed too (see `lookers`).
+        // some bodies wait, the seekers are listed too (see `listed_seekers`).
         let list_seekers = params.waiter_layers != 0;
         let (mut info, seekers) = self
             .body_cells
@@ -330,7 +330,7 @@ impl Grid {
     /// level has waiting bodies that look up (`waiter_looks`), the seekers. A bullet-hell
     /// frame then reads 10^3 bodies instead of passing over 10^5 that look nowhere.
     /// `None`: any body may search.
-    pub fn lookers(&self) -> Option<&[u32]> {
+    pub fn listed_seekers(&self) -> Option<&[u32]> {
         let waiters_look = self.info.waiter_looks.iter().any(|&levels| levels != 0);
         self.seekers.as_deref().filter(|_| !waiters_look)
     }
@@ -493,10 +493,10 @@ mod tests {
         }
     }
 
-    /// Where the grid lists its lookers, the bodies left out find nothing.
+    /// Where the grid lists its seekers, the bodies left out find nothing.
     #[test]
     #[cfg(feature = "generate")]
-    fn bodies_the_grid_does_not_list_as_lookers_find_nothing() {
+    fn bodies_the_grid_does_not_list_as_seekers_find_nothing() {
         let mut listed = 0;
         for scene in [
             BulletHell::new(20_000, 8).scene,
@@ -504,23 +504,23 @@ mod tests {
         ] {
             let (params, infos, aabbs) = grid_inputs(&scene);
             let grid = Grid::build(&params, &infos, &aabbs);
-            let Some(lookers) = grid.lookers() else {
+            let Some(slice) = grid.listed_seekers() else {
                 continue;
             };
             listed += 1;
             assert!(
-                lookers.len() * 20 < infos.len(),
+                slice.len() * 20 < infos.len(),
                 "{} of {}",
-                lookers.len(),
+                slice.len(),
                 infos.len()
             );
-            assert!(lookers.windows(2).all(|w| w[0] < w[1]));
+            assert!(slice.windows(2).all(|w| w[0] < w[1]));
             let count = AtomicU64::new(0);
             let (mut all, mut seen) = (Vec::new(), Vec::new());
             for i in 0..infos.len() {
                 grid.candidates_of(&params, i, &aabbs, u64::MAX, &count, &mut all);
             }
-            for &i in lookers {
+            for &i in slice {
                 grid.candidates_of(&params, i as usize, &aabbs, u64::MAX, &count, &mut seen);
             }
             assert!(!all.is_empty());
@@ -528,7 +528,7 @@ mod tests {
             seen.sort_unstable();
             assert_eq!(seen, all);
         }
-        assert!(listed > 0, "no bullet-hell grid listed its lookers");
+        assert!(listed > 0, "no bullet-hell grid listed its slice");
     }
 
     #[test]

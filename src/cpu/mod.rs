@@ -176,7 +176,7 @@ impl CpuCollider {
         };
         // Only the bodies that may search are visited: in a bullet-hell frame the 1% that
         // seek (each reading many cells, so shared out in small runs), not the bullets.
-        let candidates: Vec<Pair> = match grid.lookers() {
+        let candidates: Vec<Pair> = match grid.listed_seekers() {
             Some(seekers) => seekers
                 .par_iter()
                 .with_min_len(16)

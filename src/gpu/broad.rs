@@ -76,8 +76,8 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (14, Slot::WalkBoxKeys),
 ];
 
-/// The counting sort's last steps, the query by the lookers (`Params::first_looker ..
-/// end_looker`, or those of them the grid lists as seekers), and the crowded cells they
+/// The counting sort's last steps, the query by the bodies of the slice (`Params::slice_start ..
+/// slice_end`, or those of them the grid lists as seekers), and the crowded cells they
 /// handed over, for `bodies` bodies and `buckets` buckets, in one pass: the storage form
 /// of the walk ([`GridBinding`]); the uniform form records [`dispatch_grid`], the
 /// copies and [`dispatch_search`] in passes of their own.
@@ -93,7 +93,7 @@ pub(crate) fn dispatch(
     dispatch_search(kernels, pass, groups, b);
 }
 
-/// The query by the lookers and the crowded cells they handed over, once the grid is
+/// The query by the bodies of the slice and the crowded cells they handed over, once the grid is
 /// sorted ([`dispatch_grid`]).
 pub(crate) fn dispatch_search(
     kernels: &StageKernels,

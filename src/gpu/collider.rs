@@ -5,7 +5,7 @@
 //! Nothing is ever dropped: every append counts past its buffer's end, and when a
 //! count exceeds the capacity the buffers grow (to the next power of two) and the
 //! frame runs again. When the candidates would not fit one storage binding, the frame
-//! runs in slices of bodies (each pair is found by exactly one body, its looker) and
+//! runs in slices of bodies (each pair is found by exactly one body, in exactly one slice) and
 //! the slices' pairs are joined. Past the collider's pair limit the frame is refused
 //! with [`Error::TooManyPairs`], before memory grows without bound.
 
@@ -421,19 +421,19 @@ impl GpuCollider {
         }
     }
 
-    /// Runs the three stages once, with bodies `lookers` looking for partners, and reads
+    /// Runs the three stages once, with the bodies of `slice` looking for partners, and reads
     /// back the counters and the stored pairs.
     /// With `swept`, the swept pairs of a frame with motion, and their times of impact.
     fn run(
         &self,
         bodies: u32,
-        lookers: (u32, u32),
+        slice: (u32, u32),
         limit: u32,
         swept: bool,
     ) -> Result<FrameResult, Error> {
         let b = &self.buffers;
         let toi_target = swept.then_some((&b.toi_readback, 0));
-        let _ = self.submit_run(bodies, lookers, limit, &b.readback, toi_target);
+        let _ = self.submit_run(bodies, slice, limit, &b.readback, toi_target);
         let pair_capacity = self.capacity.pairs;
         let timed = self.stage_timer().is_some();
         let mut result = read_mapped(&self.context.device, &b.readback, |bytes| {
@@ -481,7 +481,7 @@ impl GpuCollider {
     pub(crate) fn submit_run(
         &self,
         bodies: u32,
-        lookers: (u32, u32),
+        slice: (u32, u32),
         limit: u32,
         readback: &wgpu::Buffer,
         toi_target: Option<(&wgpu::Buffer, u64)>,
@@ -492,7 +492,7 @@ impl GpuCollider {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("frame"),
                 });
-        self.encode_run_with_copies(&mut encoder, bodies, lookers, limit, readback, toi_target);
+        self.encode_run_with_copies(&mut encoder, bodies, slice, limit, readback, toi_target);
         self.context.queue.submit([encoder.finish()])
     }
 
@@ -501,7 +501,7 @@ impl GpuCollider {
         &self,
         encoder: &mut wgpu::CommandEncoder,
         bodies: u32,
-        lookers: (u32, u32),
+        slice: (u32, u32),
         limit: u32,
         readback: &wgpu::Buffer,
         toi_target: Option<(&wgpu::Buffer, u64)>,
@@ -509,7 +509,7 @@ impl GpuCollider {
         let b = &self.buffers;
         let run = Run {
             bodies,
-            lookers,
+            slice,
             limit,
             source: None,
             timed: self.time_stages,
@@ -554,7 +554,7 @@ impl GpuCollider {
                     &g.bounds,
                     run.bodies,
                     run.source.as_ref().map(|s| &s.group),
-                    self.grid.waiter_layers == 0 && run.lookers.0 != run.lookers.1,
+                    self.grid.waiter_layers == 0 && run.slice.0 != run.slice.1,
                 ),
                 Stage::Broad => broad::dispatch(
                     &self.broad,
@@ -606,7 +606,7 @@ impl GpuCollider {
     pub(crate) fn encode_grid(&self, encoder: &mut wgpu::CommandEncoder, bodies: u32) {
         let run = Run {
             bodies,
-            lookers: (0, 0),
+            slice: (0, 0),
             limit: 0,
             source: None,
             timed: false,
@@ -671,8 +671,8 @@ impl GpuCollider {
             deferred_capacity: c.deferred,
             long_pair_capacity: c.long_pairs,
             task_capacity: c.tasks,
-            first_looker: run.lookers.0,
-            end_looker: run.lookers.1,
+            slice_start: run.slice.0,
+            slice_end: run.slice.1,
             vertex_base: self.library_bases.0,
             word_base: self.library_bases.1,
             source_stride,
@@ -727,7 +727,7 @@ impl GpuCollider {
             let limit = binding_limit(&self.context.device);
             let (what, bytes) = BodyLists::new(count).largest();
             if bytes > limit {
-                // Slices of a frame (`find_lookers`) still read every body.
+                // Slices of a frame (`find_slice`) still read every body.
                 return Err(Error::buffer_too_large(
                     format!("{what} for {count} bodies"),
                     bytes,
@@ -844,7 +844,7 @@ impl GpuCollider {
         }
         let upload_ms = start.elapsed().as_secs_f64() * 1e3;
         let mut found = Found::default();
-        self.find_lookers(bodies, count, (0, count), swept, &mut found)?;
+        self.find_slice(bodies, count, (0, count), swept, &mut found)?;
         let total_ms = start.elapsed().as_secs_f64() * 1e3;
         self.last = FrameStats {
             candidates: Some(found.candidates),
@@ -860,14 +860,14 @@ impl GpuCollider {
         Ok(found)
     }
 
-    /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find: in one run
+    /// Adds to `found` the pairs that bodies `slice.0 .. slice.1` find: in one run
     /// when they fit the buffers (growing them and running again when they did not), in
     /// slices of them when a list the run fills would not fit one binding.
-    fn find_lookers(
+    fn find_slice(
         &mut self,
         bodies: &[Body],
         count: u32,
-        lookers: (u32, u32),
+        slice: (u32, u32),
         swept: bool,
         found: &mut Found,
     ) -> Result<(), Error> {
@@ -877,9 +877,9 @@ impl GpuCollider {
             let limit = remaining.min(1 << 31) as u32;
             // Contacts are of the pairs at t = 0: their frames never sweep.
             let frame = if self.contact.active {
-                self.run_with_contacts(count, lookers, limit)?
+                self.run_with_contacts(count, slice, limit)?
             } else {
-                self.run(count, lookers, limit, swept)?
+                self.run(count, slice, limit, swept)?
             };
             found.runs += 1;
             let c = frame.counters;
@@ -908,10 +908,10 @@ impl GpuCollider {
             let lists = frame_lists(&c);
             // Crowded cells handed over past their buffer's end went unread, so the
             // candidate count is short: grow that buffer first, and judge the count after;
-            // past one binding, the lookers run in slices, each handing over fewer.
+            // past one binding, the slice runs in smaller slices, each handing over fewer.
             if c.deferred > cap.deferred {
                 if c.deferred > self.binding_items(lists[0].item) {
-                    return self.find_in_slices(bodies, count, lookers, swept, found, &lists[..1]);
+                    return self.find_in_slices(bodies, count, slice, swept, found, &lists[..1]);
                 }
                 self.grow(Capacity {
                     deferred: grown(c.deferred),
@@ -931,7 +931,7 @@ impl GpuCollider {
                 .iter()
                 .any(|list| list.count > self.binding_items(list.item));
             if past {
-                return self.find_in_slices(bodies, count, lookers, swept, found, &lists[1..]);
+                return self.find_in_slices(bodies, count, slice, swept, found, &lists[1..]);
             }
             let fits = c.candidates <= cap.candidates
                 && c.pairs <= cap.pairs
@@ -965,7 +965,7 @@ impl GpuCollider {
         }
     }
 
-    /// Adds to `found` the pairs that bodies `lookers.0 .. lookers.1` find, in as many
+    /// Adds to `found` the pairs that bodies `slice.0 .. slice.1` find, in as many
     /// slices of them as keep each of `lists` (counted over all of them) within half a
     /// binding, so that each slice runs once; a slice that still overflows splits again.
     /// A single body's lists do not split: past a binding they are refused.
@@ -973,12 +973,12 @@ impl GpuCollider {
         &mut self,
         bodies: &[Body],
         count: u32,
-        lookers: (u32, u32),
+        slice: (u32, u32),
         swept: bool,
         found: &mut Found,
         lists: &[FrameList],
     ) -> Result<(), Error> {
-        let span = lookers.1 - lookers.0;
+        let span = slice.1 - slice.0;
         if span <= 1 {
             let limit = binding_limit(&self.context.device);
             let list = lists
@@ -988,7 +988,7 @@ impl GpuCollider {
             return Err(Error::buffer_too_large(
                 format!(
                     "the {} of body {} ({} of {} bytes)",
-                    list.name, lookers.0, list.count, list.item
+                    list.name, slice.0, list.count, list.item
                 ),
                 list.count as u64 * list.item as u64,
                 limit,
@@ -1015,9 +1015,9 @@ impl GpuCollider {
             .unwrap_or(2)
             .clamp(2, span);
         for k in 0..slices {
-            let first = lookers.0 + (span as u64 * k as u64 / slices as u64) as u32;
-            let end = lookers.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
-            self.find_lookers(bodies, count, (first, end), swept, found)?;
+            let first = slice.0 + (span as u64 * k as u64 / slices as u64) as u32;
+            let end = slice.0 + (span as u64 * (k + 1) as u64 / slices as u64) as u32;
+            self.find_slice(bodies, count, (first, end), swept, found)?;
         }
         Ok(())
     }
@@ -1123,8 +1123,8 @@ fn frame_lists(c: &Counters) -> [FrameList; 5] {
 /// One run of the pipeline, as [`GpuCollider::encode_run`] records it.
 pub(crate) struct Run {
     pub(crate) bodies: u32,
-    /// Only these bodies look for partners (see `find_lookers`).
-    pub(crate) lookers: (u32, u32),
+    /// Only these bodies look for partners (see `find_slice`).
+    pub(crate) slice: (u32, u32),
     /// Candidates past which the broad phase stops.
     pub(crate) limit: u32,
     /// Bodies read from the caller's buffer rather than uploaded.

@@ -223,7 +223,7 @@ impl GpuCollider {
     pub(crate) fn run_with_contacts(
         &mut self,
         bodies: u32,
-        lookers: (u32, u32),
+        slice: (u32, u32),
         limit: u32,
     ) -> Result<FrameResult, Error> {
         self.prepare_contact_pass()?;
@@ -234,7 +234,7 @@ impl GpuCollider {
         self.encode_run_with_copies(
             &mut encoder,
             bodies,
-            lookers,
+            slice,
             limit,
             &self.buffers.readback,
             None,

@@ -306,7 +306,7 @@ impl GpuCollider {
         let limit = self.max_pairs().min(1 << 31);
         let run = Run {
             bodies: count,
-            lookers: (0, count),
+            slice: (0, count),
             limit: limit as u32,
             source,
             timed: false,
