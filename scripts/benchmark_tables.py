@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark figures kept as data, and the tables of BENCHMARKS.md rendered from them.
+"""Benchmark figures kept as data, and the tables of BENCHMARKS.md and README.md rendered from them.
 
 The figures live in `benchmarks/<machine>/`: one JSON file per `gpu-collide bench` run,
 exactly as the bench wrote it, and `runs.json`, which says for each file the command
 that produced it and the commit it was built from. Nothing in the tables is typed by
-hand; this script renders them between the markers in BENCHMARKS.md.
+hand; this script renders them between the markers in BENCHMARKS.md and README.md.
 
     scripts/benchmark_tables.py                 # rewrite the tables from the JSON
     scripts/benchmark_tables.py --check         # exit 1 if the tables do not match it
@@ -43,7 +43,7 @@ UNSEEN_FILES = ",".join(f"{kind}-{seed}.json" for seed in (101, 102) for kind in
 
 # The runs `--record` makes, in order: name (the JSON's file name), the folder it runs
 # in (None: the repository's root) and the arguments of `gpu-collide bench`. Together
-# about six minutes on two cores with lavapipe.
+# a few minutes on two cores with lavapipe.
 RUNS = [
     ("suite", None, ["--frames", "10"]),
     ("unseen", UNSEEN, ["--scene", UNSEEN_FILES, "--frames", "20"]),
@@ -86,7 +86,7 @@ def record(machine, only):
     folder = DATA / machine
     folder.mkdir(parents=True, exist_ok=True)
     manifest_path = folder / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {"runs": {}}
+    manifest = read_json(manifest_path) if manifest_path.is_file() else {"runs": {}}
     commit = source_commit()
     env = dict(os.environ)
     if not env.get("XDG_RUNTIME_DIR"):
@@ -124,17 +124,24 @@ def run_order(name):
 # ---------------------------------------------------------------- rendering
 
 
+def read_json(path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"error: {path.relative_to(ROOT)}: {e}")
+
+
 def load():
     """Every machine folder: its manifest and its reports, by run name."""
     machines = []
     for folder in sorted(p for p in DATA.iterdir() if p.is_dir()) if DATA.is_dir() else []:
-        manifest = json.loads((folder / MANIFEST).read_text())
+        manifest = read_json(folder / MANIFEST)
         reports = {}
         for name, meta in manifest["runs"].items():
             path = folder / f"{name}.json"
             if not path.is_file():
                 sys.exit(f"error: {path.relative_to(ROOT)}: named in {MANIFEST} but missing")
-            reports[name] = (meta, json.loads(path.read_text()))
+            reports[name] = (meta, read_json(path))
         strays = {p.stem for p in folder.glob("*.json")} - set(reports) - {Path(MANIFEST).stem}
         if strays:
             sys.exit(f"error: {folder.relative_to(ROOT)}: {', '.join(sorted(strays))}.json not in {MANIFEST}")
@@ -296,16 +303,13 @@ def machine_lines(manifest, reports):
     return lines
 
 
-def section(title, text, rows, manifest, names, reports):
-    out = [f"#### {title}", ""]
-    if text:
-        out += [text, ""]
-    out += rows + [""]
-    out.append("Runs: " + ", ".join(f"**{n}**" for n in names if n in reports) + ".")
+def section(title, text, rows, names, reports):
+    """A table under its heading, the runs it comes from named after the text."""
+    cited = ", ".join(f"**{n}**" for n in names if n in reports)
+    out = [f"#### {title}", "", f"{text} Runs: {cited}.", ""] + rows + [""]
     gone = skipped(reports, names)
     if gone:
-        out.append("Not run: " + "; ".join(gone) + ".")
-    out.append("")
+        out += ["Not run: " + "; ".join(gone) + ".", ""]
     return out
 
 
@@ -321,7 +325,6 @@ def render(machines):
             "Median frame in ms; `pairs` counts the first frame's pairs; `backends` says how the "
             "others' pairs compared with the first backend's on every frame.",
             frame_table(runs_by_key(reports, names), with_ratios=False),
-            manifest,
             names,
             reports,
         )
@@ -332,7 +335,6 @@ def render(machines):
             "Crowded 10k scenes of another generator (`scripts/unseen_scenes.py`) and of the "
             "built-in ones on two seeds, and bullet-hell at 100k on three; median frame in ms.",
             frame_table(picked, with_ratios=True),
-            manifest,
             names,
             reports,
         )
@@ -342,7 +344,6 @@ def render(machines):
             "`stages_ms` of the gpu runs from 10k bodies: median ms per stage, from frames run "
             "again with timestamps (the frame column is the untimed frames' median).",
             stage_table(runs_by_key(reports, names)),
-            manifest,
             names,
             reports,
         )
@@ -352,7 +353,6 @@ def render(machines):
             "Median frame in ms; for queries `pairs` counts the answers (rays that hit, and the "
             "bodies each point and box holds).",
             frame_table(runs_by_key(reports, names), with_ratios=True),
-            manifest,
             names,
             reports,
         )
