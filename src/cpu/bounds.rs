@@ -2,9 +2,9 @@
 
 use glam::Vec2;
 
+use crate::geometry::rotate;
 use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform, SHAPE_POLYGON};
-use crate::types::rotate;
 
 /// World bounds of each body.
 pub fn bounds(

@@ -17,14 +17,14 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
-use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, WalkCopies};
+use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, Room, WalkCopies};
 use super::contact::{ContactState, GpuContact};
 use super::narrow::NarrowFrame;
 use super::pending::Frames;
 use super::query::QueryBuffers;
-use super::readback::read_mapped;
+use super::readback::{read_mapped, PAIRS_AT, STAMPS_AT};
 use super::record::Recordings;
-use super::timing::{StageTimer, STAMP_BYTES};
+use super::timing::StageTimer;
 use super::{bins, bounds, broad, narrow, StageGroups, StageKernels};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
@@ -186,10 +186,6 @@ pub(crate) struct FrameResult {
     /// The stored pairs' contacts, in the same order, when the contact pass ran.
     pub(crate) contacts: Vec<GpuContact>,
 }
-
-/// Where things sit in the readback buffer: counters, stage stamps, then pairs.
-const STAMPS_AT: u64 = size_of::<Counters>() as u64;
-pub(crate) const PAIRS_AT: u64 = STAMPS_AT + STAMP_BYTES;
 
 impl GpuCollider {
     /// Compiles the pipelines and uploads the shape library, once.
@@ -772,9 +768,8 @@ impl GpuCollider {
     }
 
     /// Room for candidates, pairs, crowded-cell pieces, long tests and their chunks.
-    pub(crate) fn room(&self) -> [u32; 5] {
-        let c = &self.capacity;
-        [c.candidates, c.pairs, c.deferred, c.long_pairs, c.tasks]
+    pub(crate) fn room(&self) -> Room {
+        Room::of(&self.capacity)
     }
 
     /// Keeps what a frame did, for [`Collider::last_frame`] and the next frame's choices.

@@ -14,8 +14,9 @@ use std::collections::VecDeque;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::collider::{FrameResult, GpuCollider, PAIRS_AT};
-use super::readback::{MapOutcome, CALLBACK_WAIT};
+use super::buffers::Room;
+use super::collider::{FrameResult, GpuCollider};
+use super::readback::{MapOutcome, CALLBACK_WAIT, PAIRS_AT};
 use super::sweep::HOST_TOI;
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
@@ -52,7 +53,7 @@ struct Work {
     bodies: Vec<Body>,
     pair_capacity: u32,
     /// What the frame had room for, and the candidate limit it ran with.
-    room: [u32; 5],
+    room: Room,
     limit: u64,
     /// A frame with motion: its times of impact follow the pairs in the readback.
     swept: bool,
@@ -278,16 +279,11 @@ impl GpuCollider {
             to_host,
         ) = result?;
         self.note_kind_counts(&c, work.swept);
-        let [candidates, pair_room, deferred, long_pairs, tasks] = work.room;
         let clean = !to_host
             && c.unfinished == 0
             && c.overflowed_bins == 0
-            && c.deferred <= deferred
             && c.candidates as u64 <= work.limit
-            && c.candidates <= candidates
-            && c.pairs <= pair_room
-            && c.long_pairs <= long_pairs
-            && c.tasks <= tasks;
+            && work.room.holds(&c);
         if !clean {
             let pairs = self.find_pairs(&work.bodies)?;
             // The submitted run counts too.
