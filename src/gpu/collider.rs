@@ -8,6 +8,11 @@
 //! runs in slices of bodies (each pair is found by exactly one body, its looker) and
 //! the slices' pairs are joined. Past the collider's pair limit the frame is refused
 //! with [`Error::TooManyPairs`], before memory grows without bound.
+//!
+//! The collider's methods for the other kinds of frame (contacts, swept pairs, queries,
+//! frames that do not wait, frames recorded into the caller's encoder) are in the
+//! modules below, one per kind; the state and GPU side of each kind is in the `gpu`
+//! module of the same name, which the collider imports and which imports nothing of it.
 
 use std::mem::size_of;
 use std::time::Instant;
@@ -16,6 +21,12 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
+
+mod contact;
+mod pending;
+mod query;
+mod record;
+mod sweep;
 
 use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, Room, WalkCopies};
 use super::contact::{ContactState, GpuContact};
