@@ -284,7 +284,7 @@ fn dispatch_for(count: u32) -> DispatchArgs {
 }
 
 // Where the segment start + t·delta, t in [0, 1], first enters the closed disc of
-// `radius` about the origin. Twin of types::disc_entry, which says why it is computed
+// `radius` about the origin. Twin of geometry::disc_entry, which says why it is computed
 // along the segment (no cancellation, no overflow) rather than from the quadratic.
 struct DiscEntry {
     hit: bool,
@@ -321,7 +321,7 @@ fn disc_entry(start: vec2<f32>, radius: f32, delta: vec2<f32>) -> DiscEntry {
 }
 
 // |v| without overflow, v scaled by its largest component first. Twin of
-// types::scaled_length.
+// geometry::scaled_length.
 fn scaled_length(v: vec2<f32>) -> f32 {
     let largest = max(abs(v.x), abs(v.y));
     if largest == 0.0 || largest > 3.4e38 {

@@ -5,15 +5,13 @@ use crate::body::Body;
 use crate::contact::Contact;
 use crate::error::Error;
 use crate::motion::{unsupported, SweptPair};
+pub use crate::pair::Pair;
 use crate::query::{QueryAnswers, QueryBatch};
 
 /// The default of [`Collider::set_max_pairs`]: 2^26 box-overlapping pairs, 512 MiB of
 /// pairs at 8 bytes each, far more than any game frame meets, far less than the
 /// n²/2 pairs of a pile of a hundred thousand bodies on one point.
 pub const DEFAULT_MAX_PAIRS: u64 = 1 << 26;
-
-/// Two colliding bodies `[i, j]`, `i < j`, as indices into the body slice.
-pub type Pair = [u32; 2];
 
 /// Something that finds the colliding pairs of a set of bodies over its shape library.
 pub trait Collider {

@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use crate::collider::Pair;
+use crate::pair::Pair;
 
 /// One colliding pair and how it overlaps.
 #[derive(Debug, Clone, Copy, PartialEq)]

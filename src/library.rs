@@ -7,9 +7,7 @@ use crate::error::{f32_text, Location, SceneError};
 use crate::packed::{BodyInfo, BodyTransform, PackedShape, PolygonVertex};
 use crate::shapes::{words_per_row, Bitmask, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES};
 
-/// Bitmask bodies must sit on whole coordinates within this magnitude, so that
-/// their positions are exact in f32 (every integer up to 2^24 is).
-pub const MAX_BITMASK_COORDINATE: f32 = 16_777_216.0;
+pub use crate::packed::MAX_BITMASK_COORDINATE;
 
 /// A body's displacement over a frame (`vx`, `vy`) may not pass this magnitude. The
 /// limit is far beyond any motion a game gives a body in a frame (the format's world is

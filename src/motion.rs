@@ -3,8 +3,8 @@
 //! `[0, 1]`. [`crate::Collider::find_swept_pairs`] answers with the first such time.
 
 use crate::body::Body;
-use crate::collider::Pair;
 use crate::error::Error;
+use crate::pair::Pair;
 
 /// A pair of bodies that meet during the frame, and when they first do.
 #[derive(Debug, Clone, Copy, PartialEq)]

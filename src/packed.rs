@@ -177,7 +177,7 @@ pub fn wgsl_constants() -> String {
          const BIN_START_ROWS: u32 = {BIN_START_ROWS}u;\n\
          const NO_SOURCE_ANGLE: u32 = {NO_SOURCE_ANGLE}u;\n\
          const MAX_BITMASK_COORDINATE: f32 = {:.1};\n",
-            crate::library::MAX_BITMASK_COORDINATE
+            MAX_BITMASK_COORDINATE
         )
 }
 
@@ -270,6 +270,10 @@ pub struct BodyInfo {
     pub kind: u32,
 }
 
+/// Bitmask bodies must sit on whole coordinates within this magnitude, so that their
+/// positions are exact in f32 (every integer up to 2^24 is); the shaders know it too.
+pub const MAX_BITMASK_COORDINATE: f32 = 16_777_216.0;
+
 /// A world-space axis-aligned box. Mirrors WGSL `Aabb`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -278,13 +282,6 @@ pub struct Aabb {
     pub min: [f32; 2],
     /// Upper corner.
     pub max: [f32; 2],
-}
-
-impl Aabb {
-    /// Whether the two closed boxes share a point ([`crate::types::aabbs_overlap`]).
-    pub fn overlaps(&self, other: &Aabb) -> bool {
-        crate::types::aabbs_overlap(self, other)
-    }
 }
 
 /// Per-frame sizes. Mirrors WGSL `Params` (a uniform).

@@ -14,6 +14,7 @@ mod fuzz;
 mod known_cases;
 mod limits;
 mod loop_cap;
+mod module_graph;
 mod oracle;
 mod own_device;
 mod pending_frames;

@@ -12,18 +12,20 @@ use serde_json::{json, Value};
 
 use crate::oracle::{self, OracleResult};
 
-/// The device all GPU tests share, or `None` on a developer machine without an adapter.
-/// Under `CI=true` a missing adapter fails the test: CI must really run the GPU tests.
+/// The device all GPU tests share, or `None` on a developer machine without an adapter,
+/// in which case the calling test is reported as skipped, by name (the test harness names
+/// each test's thread after the test) and with the reason. Under `CI=true` a missing
+/// adapter fails the test instead: CI must really run the GPU tests.
 pub fn gpu() -> Option<GpuContext> {
     static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
     let context = CONTEXT.get_or_init(|| {
         let context = GpuContext::new().map_err(|e| e.to_string());
         match &context {
             Ok(c) => eprintln!("GPU tests run on adapter: {}", c.describe()),
-            Err(e) => eprintln!(
+            Err(e) => uncaptured(&format!(
                 "\n!!!!!!!! NO GPU ADAPTER: GPU TESTS ARE SKIPPED ({e}) !!!!!!!!\n\
                  !!!!!!!! install one: apt-get install -y mesa-vulkan-drivers !!!!!!!!\n"
-            ),
+            )),
         }
         context
     });
@@ -32,8 +34,24 @@ pub fn gpu() -> Option<GpuContext> {
         Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("no GPU adapter under CI=true, so the GPU tests cannot run: {e}")
         }
-        Err(_) => None,
+        Err(e) => {
+            let current = std::thread::current();
+            let test = current
+                .name()
+                .unwrap_or("a GPU test (off its test's thread)");
+            uncaptured(&format!(
+                "SKIPPED on the GPU: {test}: no GPU adapter ({e}); under CI=true this fails"
+            ));
+            None
+        }
     }
+}
+
+/// Writes `line` to the process's stderr past the test harness, which captures `eprintln!`
+/// of a passing test and would hide that the test skipped its GPU part.
+fn uncaptured(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Checks the format's promise: each pair once, as `[i, j]` with `i < j`, sorted ascending.

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::error::CliError;
 use super::report::Run;
-use super::CliError;
 
 /// File name of the plot in the output directory.
 pub const PLOT_FILE: &str = "frame_time.svg";

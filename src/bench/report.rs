@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::CliError;
+use super::error::CliError;
 
 /// Everything one `bench` invocation measured.
 #[derive(Debug, Clone, Serialize)]

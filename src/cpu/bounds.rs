@@ -2,10 +2,10 @@
 
 use glam::Vec2;
 
+use crate::geometry::rotate;
 use crate::library::ShapeLibrary;
 use crate::packed::{Aabb, BodyInfo, BodyTransform};
 use crate::shapes::ShapeKind;
-use crate::types::rotate;
 
 /// World bounds of each body.
 pub fn bounds(
@@ -120,8 +120,8 @@ mod tests {
             };
             for k in 0..4000 {
                 let angle = k as f32 * 0.001_57 - 3.2;
-                let body =
-                    crate::Body::new(s, Vec2::new(k as f32 * 3.7 - 5000.0, 0.3)).with_angle(angle);
+                let body = crate::body::Body::new(s, Vec2::new(k as f32 * 3.7 - 5000.0, 0.3))
+                    .with_angle(angle);
                 let t: BodyTransform = crate::library::body_transform(&body);
                 assert_eq!(
                     body_bounds(&library, &t, &info),

@@ -14,6 +14,7 @@ use glam::{IVec2, Vec2};
 use rayon::prelude::*;
 
 use crate::collider::Pair;
+use crate::geometry::filters_agree;
 use crate::grid::{
     cell_at, cell_bucket, level_of, look_levels, lowest_reach, probe_down, probed_cells,
     reports_seeker, search_levels, waiter_looks, waits, GridParams, SearchLevels,
@@ -21,7 +22,6 @@ use crate::grid::{
 use crate::packed::{
     Aabb, BodyCell, BodyInfo, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET, NO_LEVEL,
 };
-use crate::types::filters_agree;
 
 /// The cell and level of one body, or level [`NO_LEVEL`] for a body that accepts or
 /// offers nothing, or an empty bitmask.
@@ -423,11 +423,28 @@ pub fn broad(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pai
     candidates
 }
 
+/// Candidate pairs by brute force, the reference path's broad phase: `[i, j]`, `i < j`, whose filters agree and whose boxes overlap;
+/// it stops after `limit + 1` of them.
+pub fn all_pairs(infos: &[BodyInfo], aabbs: &[Aabb], limit: u64) -> Vec<Pair> {
+    let mut candidates = Vec::new();
+    for i in 0..infos.len() {
+        for j in i + 1..infos.len() {
+            let (a, b) = (&infos[i], &infos[j]);
+            if filters_agree(a.layer, a.mask, b.layer, b.mask) && aabbs[i].overlaps(&aabbs[j]) {
+                if candidates.len() as u64 > limit {
+                    return candidates;
+                }
+                candidates.push([i as u32, j as u32]);
+            }
+        }
+    }
+    candidates
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cpu::bounds::bounds;
-    use crate::cpu::reference::all_pairs;
     #[cfg(feature = "generate")]
     use crate::generate::{random_scene, BulletHell, SceneKind};
     use crate::library::{body_info, body_transform};

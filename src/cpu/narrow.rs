@@ -10,10 +10,10 @@
 use glam::{IVec2, Vec2};
 
 use crate::collider::Pair;
+use crate::geometry::rotate;
 use crate::library::ShapeLibrary;
 use crate::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
 use crate::shapes::{PairKind, ShapeKind};
-use crate::types::rotate;
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
 #[derive(Debug, Clone, Copy)]

@@ -26,7 +26,7 @@ use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
 
 use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
-use crate::types::disc_entry;
+use crate::geometry::disc_entry;
 
 /// The frame's bodies as the query tests read them.
 #[derive(Clone, Copy)]

@@ -2,15 +2,16 @@
 //! written to be read. It is the oracle that the fast CPU path and the GPU are held to
 //! on scenes small enough for its `O(n²)` broad phase.
 
-use crate::body::{filters_agree, Body};
+use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::contact::Contact;
 use crate::error::Error;
 use crate::library::{body_info, body_transform, ShapeLibrary};
 use crate::motion::{any_moving, SweptPair};
-use crate::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::packed::{BodyInfo, BodyTransform};
 use crate::query::{QueryAnswers, QueryBatch};
 
+pub use super::broad::all_pairs;
 use super::{bounds, contact, narrow, query, sweep};
 
 /// Finds colliding pairs by testing every pair of boxes, then the exact shapes.
@@ -191,22 +192,4 @@ impl Collider for ReferenceCollider {
     fn last_frame(&self) -> FrameStats {
         self.last
     }
-}
-
-/// Candidate pairs `[i, j]`, `i < j`, whose filters agree and whose boxes overlap;
-/// it stops after `limit + 1` of them.
-pub fn all_pairs(infos: &[BodyInfo], aabbs: &[Aabb], limit: u64) -> Vec<Pair> {
-    let mut candidates = Vec::new();
-    for i in 0..infos.len() {
-        for j in i + 1..infos.len() {
-            let (a, b) = (&infos[i], &infos[j]);
-            if filters_agree(a.layer, a.mask, b.layer, b.mask) && aabbs[i].overlaps(&aabbs[j]) {
-                if candidates.len() as u64 > limit {
-                    return candidates;
-                }
-                candidates.push([i as u32, j as u32]);
-            }
-        }
-    }
-    candidates
 }

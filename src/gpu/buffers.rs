@@ -4,7 +4,7 @@
 
 use std::mem::size_of;
 
-use super::collider::PAIRS_AT;
+use super::readback::PAIRS_AT;
 use crate::collider::Pair;
 use crate::error::Error;
 use crate::grid::query_bucket_count;
@@ -23,6 +23,44 @@ pub(crate) struct Capacity {
     pub(crate) deferred: u32,
     pub(crate) long_pairs: u32,
     pub(crate) tasks: u32,
+}
+
+/// What a frame's growable buffers had room for when it was submitted, to tell, once its
+/// counters come back, whether everything it found was kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Room {
+    /// Candidate pairs the candidate buffer holds.
+    pub(crate) candidates: u32,
+    /// Colliding pairs the pair buffer holds.
+    pub(crate) pairs: u32,
+    /// Pieces of crowded cells the deferred buffer holds.
+    pub(crate) deferred: u32,
+    /// Candidates whose exact test is split into chunks.
+    pub(crate) long_pairs: u32,
+    /// Chunks of those split tests.
+    pub(crate) tasks: u32,
+}
+
+impl Room {
+    /// The room of buffers of this capacity.
+    pub(crate) fn of(c: &Capacity) -> Self {
+        Room {
+            candidates: c.candidates,
+            pairs: c.pairs,
+            deferred: c.deferred,
+            long_pairs: c.long_pairs,
+            tasks: c.tasks,
+        }
+    }
+
+    /// Whether every count of `c` fitted in this room, so nothing the frame found was dropped.
+    pub(crate) fn holds(&self, c: &Counters) -> bool {
+        c.candidates <= self.candidates
+            && c.pairs <= self.pairs
+            && c.deferred <= self.deferred
+            && c.long_pairs <= self.long_pairs
+            && c.tasks <= self.tasks
+    }
 }
 
 /// Every buffer a frame uses; the shape library's three are uploaded once.

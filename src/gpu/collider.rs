@@ -8,6 +8,11 @@
 //! runs in slices of bodies (each pair is found by exactly one body, in exactly one slice) and
 //! the slices' pairs are joined. Past the collider's pair limit the frame is refused
 //! with [`Error::TooManyPairs`], before memory grows without bound.
+//!
+//! The collider's methods for the other kinds of frame (contacts, swept pairs, queries,
+//! frames that do not wait, frames recorded into the caller's encoder) are in the
+//! modules below, one per kind; the state and GPU side of each kind is in the `gpu`
+//! module of the same name, which the collider imports and which imports nothing of it.
 
 use std::mem::size_of;
 use std::time::Instant;
@@ -17,14 +22,20 @@ use wgpu::util::DeviceExt;
 
 use std::sync::Arc;
 
-use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, WalkCopies};
+mod contact;
+mod pending;
+mod query;
+mod record;
+mod sweep;
+
+use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, Room, WalkCopies};
 use super::contact::{ContactState, GpuContact};
 use super::narrow::NarrowFrame;
 use super::pending::Frames;
 use super::query::QueryBuffers;
-use super::readback::read_mapped;
+use super::readback::{read_mapped, PAIRS_AT, STAMPS_AT};
 use super::record::Recordings;
-use super::timing::{StageTimer, STAMP_BYTES};
+use super::timing::StageTimer;
 use super::{bins, bounds, broad, narrow, StageGroups, StageKernels};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
@@ -186,10 +197,6 @@ pub(crate) struct FrameResult {
     /// The stored pairs' contacts, in the same order, when the contact pass ran.
     pub(crate) contacts: Vec<GpuContact>,
 }
-
-/// Where things sit in the readback buffer: counters, stage stamps, then pairs.
-const STAMPS_AT: u64 = size_of::<Counters>() as u64;
-pub(crate) const PAIRS_AT: u64 = STAMPS_AT + STAMP_BYTES;
 
 impl GpuCollider {
     /// Compiles the pipelines and uploads the shape library, once.
@@ -772,9 +779,8 @@ impl GpuCollider {
     }
 
     /// Room for candidates, pairs, crowded-cell pieces, long tests and their chunks.
-    pub(crate) fn room(&self) -> [u32; 5] {
-        let c = &self.capacity;
-        [c.candidates, c.pairs, c.deferred, c.long_pairs, c.tasks]
+    pub(crate) fn room(&self) -> Room {
+        Room::of(&self.capacity)
     }
 
     /// Keeps what a frame did, for [`Collider::last_frame`] and the next frame's choices.

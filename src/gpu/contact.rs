@@ -12,6 +12,9 @@
 //!
 //! Nothing of this is built before the first call to `find_contacts`: a collider that
 //! only finds pairs compiles, allocates and dispatches nothing more than before.
+//!
+//! This module holds the state and the GPU side and knows nothing of the collider; the
+//! collider's methods that drive it are in `gpu/collider/contact.rs`.
 
 use std::mem::size_of;
 
@@ -19,14 +22,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::buffers::{grown, make_buffer, Slot};
-use super::collider::{FrameResult, GpuCollider};
-use super::readback::read_mapped;
-use crate::body::Body;
-use crate::contact::{Contact, ContactKind};
-use crate::error::Error;
-use crate::packed::DispatchArgs;
-use crate::shapes::ShapeKind;
+use super::buffers::Slot;
 
 /// One pair's contact as the shader writes it (`ContactOut`): `normal` and `depth` for
 /// two polygons or circles, `area` for a pair with a bitmask.
@@ -60,9 +56,9 @@ pub struct ContactCounters {
 }
 
 /// A long pair (`ContactLong`): 4 words.
-const LONG_BYTES: u64 = 16;
+pub(super) const LONG_BYTES: u64 = 16;
 /// A chunk of a long pair (`ContactTask`): 4 words.
-const TASK_BYTES: u64 = 16;
+pub(super) const TASK_BYTES: u64 = 16;
 
 /// Where the pass's own buffers sit, after the narrow stage's bindings 0 to 11.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,9 +141,9 @@ pub(crate) fn compile(
 }
 
 /// Slots of the pass's indirect arguments.
-const ARGS_PLAN: u64 = 0;
-const ARGS_TASK: u64 = 1;
-const ARGS_FINISH: u64 = 2;
+pub(super) const ARGS_PLAN: u64 = 0;
+pub(super) const ARGS_TASK: u64 = 1;
+pub(super) const ARGS_FINISH: u64 = 2;
 
 /// What `find_contacts` keeps between frames: the compiled kernels, and once a frame
 /// has run, the buffers and bind groups.
@@ -155,291 +151,30 @@ const ARGS_FINISH: u64 = 2;
 pub(crate) struct ContactState {
     /// Set while a contact frame runs, so that each run records the pass.
     pub(crate) active: bool,
-    pipelines: Option<Arc<Vec<wgpu::ComputePipeline>>>,
-    pass: Option<ContactPass>,
+    pub(super) pipelines: Option<Arc<Vec<wgpu::ComputePipeline>>>,
+    pub(super) pass: Option<ContactPass>,
 }
 
 /// The pass's buffers, sized for a pair capacity, and its bind groups over them and the
 /// frame's buffers.
 #[derive(Debug)]
-struct ContactPass {
-    contacts: wgpu::Buffer,
-    counters: wgpu::Buffer,
-    args: wgpu::Buffer,
+pub(super) struct ContactPass {
+    pub(super) contacts: wgpu::Buffer,
+    pub(super) counters: wgpu::Buffer,
+    pub(super) args: wgpu::Buffer,
     /// The long pairs and their chunks, held here as well as by the groups.
-    _lists: [wgpu::Buffer; 2],
+    pub(super) _lists: [wgpu::Buffer; 2],
     /// Counters then contacts, mapped after the submission.
-    readback: wgpu::Buffer,
+    pub(super) readback: wgpu::Buffer,
     /// Contacts the buffers hold (the frame's pair capacity), long pairs and chunks.
-    capacity: (u32, u32, u32),
+    pub(super) capacity: (u32, u32, u32),
     /// The frame's pair buffer the groups bind: new frame buffers mean new groups.
-    bound_pairs: wgpu::Buffer,
-    groups: Vec<wgpu::BindGroup>,
-}
-
-impl GpuCollider {
-    /// The contact of every pair `find_pairs` gives at `t = 0`, sorted by pair.
-    pub(crate) fn contacts_checked(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
-        // Velocities are ignored: the frame is the bodies at t = 0.
-        let still: Vec<Body>;
-        let bodies = if crate::motion::any_moving(bodies) {
-            still = bodies
-                .iter()
-                .map(|b| b.with_velocity(glam::Vec2::ZERO))
-                .collect();
-            &still
-        } else {
-            bodies
-        };
-        self.contact.active = true;
-        let found = self.find_frame(bodies);
-        self.contact.active = false;
-        let (pairs, raw) = found?;
-        let shapes = &self.library().shapes;
-        let is_mask = |body: u32| {
-            shapes[bodies[body as usize].shape as usize].shape_kind() == ShapeKind::Bitmask
-        };
-        let mut contacts: Vec<Contact> = pairs
-            .iter()
-            .zip(&raw)
-            .map(|(&pair, c)| Contact {
-                pair,
-                kind: if is_mask(pair[0]) || is_mask(pair[1]) {
-                    ContactKind::Area(c.area)
-                } else {
-                    ContactKind::Penetration {
-                        normal: glam::Vec2::from(c.normal),
-                        depth: depth_of(c.depth),
-                    }
-                },
-            })
-            .collect();
-        contacts.sort_unstable_by_key(|c| c.pair);
-        Ok(contacts)
-    }
-
-    /// One run of the frame (as `run`), with the contact pass recorded after the narrow
-    /// phase; the frame result carries the contacts of its stored pairs.
-    pub(crate) fn run_with_contacts(
-        &mut self,
-        bodies: u32,
-        slice: (u32, u32),
-        limit: u32,
-    ) -> Result<FrameResult, Error> {
-        self.prepare_contact_pass()?;
-        let device = &self.context.device;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("contact frame"),
-        });
-        self.encode_run_with_copies(
-            &mut encoder,
-            bodies,
-            slice,
-            limit,
-            &self.buffers.readback,
-            None,
-        );
-        self.encode_contact_pass(&mut encoder);
-        self.context.queue.submit([encoder.finish()]);
-        let pair_capacity = self.capacity.pairs;
-        let timed = self.stage_timer().is_some();
-        let mut frame = read_mapped(device, &self.buffers.readback, |bytes| {
-            self.frame_result(bytes, pair_capacity, timed)
-        })?;
-        loop {
-            let pass = self.contact_pass()?;
-            let (counters, contacts) =
-                read_mapped(&self.context.device, &pass.readback, |bytes| {
-                    read_contacts(bytes, frame.pairs.len())
-                })?;
-            self.context.check_uncaptured()?;
-            let (_, longs, tasks) = pass.capacity;
-            // A frame whose pairs did not all fit runs again anyway.
-            let rerun = frame.counters.pairs > pair_capacity;
-            if rerun || (counters.long_pairs <= longs && counters.tasks <= tasks) {
-                frame.contacts = contacts;
-                return Ok(frame);
-            }
-            // The long pairs' lists overflowed: longer ones, and the pass again over the
-            // pairs still on the GPU.
-            let capacity = (
-                pass.capacity.0,
-                longs.max(grown(counters.long_pairs)),
-                tasks.max(grown(counters.tasks)),
-            );
-            self.build_contact_pass(capacity)?;
-            let mut encoder =
-                self.context
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("contact pass"),
-                    });
-            self.encode_contact_pass(&mut encoder);
-            self.context.queue.submit([encoder.finish()]);
-        }
-    }
-
-    fn contact_pass(&self) -> Result<&ContactPass, Error> {
-        self.contact
-            .pass
-            .as_ref()
-            .ok_or_else(|| Error::Gpu("the contact pass was not built".into()))
-    }
-
-    /// Compiles the kernels on first use, and builds the buffers and groups when the
-    /// frame's buffers changed since (or none are built yet).
-    fn prepare_contact_pass(&mut self) -> Result<(), Error> {
-        if self.contact.pipelines.is_none() {
-            self.contact.pipelines = Some(self.context.contact_pipelines(self.library_binding));
-        }
-        let current = match &self.contact.pass {
-            Some(pass) => {
-                pass.bound_pairs == self.buffers.pairs && pass.capacity.0 == self.capacity.pairs
-            }
-            None => false,
-        };
-        if !current {
-            let (longs, tasks) = self
-                .contact
-                .pass
-                .as_ref()
-                .map_or((256, 1024), |p| (p.capacity.1, p.capacity.2));
-            self.build_contact_pass((self.capacity.pairs, longs, tasks))?;
-        }
-        Ok(())
-    }
-
-    /// Makes the pass's buffers for `(contacts, long pairs, chunks)` and binds them.
-    fn build_contact_pass(&mut self, capacity: (u32, u32, u32)) -> Result<(), Error> {
-        use wgpu::BufferUsages as U;
-        let device = &self.context.device;
-        let make =
-            |label: &'static str, size: u64, usage: U| make_buffer(device, label, size, usage);
-        let contact_bytes = capacity.0 as u64 * size_of::<GpuContact>() as u64;
-        let counter_bytes = size_of::<ContactCounters>() as u64;
-        let contacts = make("contacts", contact_bytes, U::STORAGE | U::COPY_SRC)?;
-        let counters = make(
-            "contact counters",
-            counter_bytes,
-            U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        )?;
-        let longs = make(
-            "contact long pairs",
-            capacity.1 as u64 * LONG_BYTES,
-            U::STORAGE,
-        )?;
-        let tasks = make("contact tasks", capacity.2 as u64 * TASK_BYTES, U::STORAGE)?;
-        let args = make(
-            "contact dispatch arguments",
-            3 * size_of::<DispatchArgs>() as u64,
-            U::STORAGE | U::INDIRECT,
-        )?;
-        let readback = make(
-            "contact readback",
-            counter_bytes + contact_bytes,
-            U::MAP_READ | U::COPY_DST,
-        )?;
-        let pipelines = self
-            .contact
-            .pipelines
-            .as_ref()
-            .ok_or_else(|| Error::Gpu("the contact kernels were not compiled".into()))?;
-        let buffer = |slot: ContactSlot| -> Option<&wgpu::Buffer> {
-            match slot {
-                ContactSlot::Frame(slot) => self.buffers.get(slot),
-                ContactSlot::Contacts => Some(&contacts),
-                ContactSlot::Counters => Some(&counters),
-                ContactSlot::Longs => Some(&longs),
-                ContactSlot::Tasks => Some(&tasks),
-                ContactSlot::Args => Some(&args),
-            }
-        };
-        let groups = KERNELS
-            .iter()
-            .zip(pipelines.iter())
-            .map(|((entry, bindings), pipeline)| {
-                let entries: Vec<wgpu::BindGroupEntry> = bindings
-                    .iter()
-                    // A binding missing from the table (which a test rules out) is left
-                    // out, and wgpu's validation reports it as an error value.
-                    .filter_map(|&binding| {
-                        let slot = BINDINGS.iter().find(|(n, _)| *n == binding)?.1;
-                        Some(wgpu::BindGroupEntry {
-                            binding,
-                            resource: buffer(slot)?.as_entire_binding(),
-                        })
-                    })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(entry),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries: &entries,
-                })
-            })
-            .collect();
-        self.contact.pass = Some(ContactPass {
-            contacts,
-            counters,
-            args,
-            _lists: [longs, tasks],
-            readback,
-            capacity,
-            bound_pairs: self.buffers.pairs.clone(),
-            groups,
-        });
-        Ok(())
-    }
-
-    /// Records the pass over the pairs the frame stored, and the copy of its counters
-    /// and contacts into its readback buffer.
-    fn encode_contact_pass(&self, encoder: &mut wgpu::CommandEncoder) {
-        let (Some(pass), Some(pipelines)) = (&self.contact.pass, &self.contact.pipelines) else {
-            return;
-        };
-        let (_, longs, tasks) = pass.capacity;
-        let counters = ContactCounters {
-            long_capacity: longs,
-            task_capacity: tasks,
-            ..ContactCounters::zeroed()
-        };
-        // Through the queue: it applies before the submission this encoder goes into.
-        self.context
-            .queue
-            .write_buffer(&pass.counters, 0, bytemuck::bytes_of(&counters));
-        {
-            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("contact"),
-                timestamp_writes: None,
-            });
-            let args_at = |slot: u64| slot * size_of::<DispatchArgs>() as u64;
-            let mut kernel = |k: usize, indirect: Option<u64>| {
-                compute.set_pipeline(&pipelines[k]);
-                compute.set_bind_group(0, &pass.groups[k], &[]);
-                match indirect {
-                    Some(slot) => compute.dispatch_workgroups_indirect(&pass.args, args_at(slot)),
-                    None => compute.dispatch_workgroups(1, 1, 1),
-                }
-            };
-            kernel(0, None);
-            kernel(1, Some(ARGS_PLAN));
-            kernel(2, None);
-            kernel(3, Some(ARGS_TASK));
-            kernel(4, Some(ARGS_FINISH));
-        }
-        let counter_bytes = size_of::<ContactCounters>() as u64;
-        encoder.copy_buffer_to_buffer(&pass.counters, 0, &pass.readback, 0, counter_bytes);
-        encoder.copy_buffer_to_buffer(
-            &pass.contacts,
-            0,
-            &pass.readback,
-            counter_bytes,
-            pass.contacts.size(),
-        );
-    }
+    pub(super) bound_pairs: wgpu::Buffer,
+    pub(super) groups: Vec<wgpu::BindGroup>,
 }
 
 /// The counters and the first `stored` contacts of the pass's readback.
-fn read_contacts(bytes: &[u8], stored: usize) -> (ContactCounters, Vec<GpuContact>) {
+pub(super) fn read_contacts(bytes: &[u8], stored: usize) -> (ContactCounters, Vec<GpuContact>) {
     let at = size_of::<ContactCounters>();
     let counters: ContactCounters = bytemuck::pod_read_unaligned(&bytes[..at]);
     let contacts = bytes[at..]
@@ -452,7 +187,7 @@ fn read_contacts(bytes: &[u8], stored: usize) -> (ContactCounters, Vec<GpuContac
 
 /// A measured overlap as a depth, as the cpu backend gives it: at least 0 (touching),
 /// and finite even when the arithmetic overflowed far past the format's range.
-fn depth_of(overlap: f32) -> f32 {
+pub(super) fn depth_of(overlap: f32) -> f32 {
     if overlap.is_nan() || overlap < 0.0 {
         0.0
     } else {

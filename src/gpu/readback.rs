@@ -1,10 +1,19 @@
 //! The one way results come back from the GPU: map a staging buffer, wait, read, unmap.
-//! And [`MapOutcome`], for a mapping asked for now and read later.
+//! And [`MapOutcome`], for a mapping asked for now and read later, and where a frame's
+//! results sit in the buffer it maps.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use super::timing::STAMP_BYTES;
 use crate::error::Error;
+use crate::packed::Counters;
+
+/// Where a frame's results sit in its readback buffer: the counters first, from 0.
+/// Then the stage stamps, from here (`STAMP_BYTES` of them).
+pub(crate) const STAMPS_AT: u64 = std::mem::size_of::<Counters>() as u64;
+/// Then the pairs, from here; a frame with motion puts its times of impact after them.
+pub(crate) const PAIRS_AT: u64 = STAMPS_AT + STAMP_BYTES;
 
 /// How long a wait for a mapping's callback may take once the GPU is known to be done
 /// with the buffer: the callback is then on its way, from another thread's poll at most.

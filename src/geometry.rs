@@ -1,6 +1,7 @@
-//! The Rust twin of the helpers in `shaders/types.wgsl` (whose structs `packed` mirrors):
-//! the few small functions every stage uses, written once here for the CPU twins, operation
-//! for operation as the WGSL, so that the two paths round alike.
+//! Geometry and filter helpers, the Rust twin of the functions in `shaders/types.wgsl`
+//! (whose structs `packed` mirrors): rotating a point, testing two filters or two boxes,
+//! entering a disc. Every stage uses them; they are written once here for the CPU twins,
+//! operation for operation as the WGSL, so that the two paths round alike.
 
 use glam::Vec2;
 
@@ -23,6 +24,13 @@ pub fn filters_agree(layer_a: u32, mask_a: u32, layer_b: u32, mask_b: u32) -> bo
 /// Whether two closed boxes share a point; WGSL `aabbs_overlap`.
 pub fn aabbs_overlap(a: &Aabb, b: &Aabb) -> bool {
     a.min[0] <= b.max[0] && b.min[0] <= a.max[0] && a.min[1] <= b.max[1] && b.min[1] <= a.max[1]
+}
+
+impl Aabb {
+    /// Whether the two closed boxes share a point ([`aabbs_overlap`]).
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        aabbs_overlap(self, other)
+    }
 }
 
 /// Where the segment `start + t·delta`, `t` in `[0, 1]`, first enters the closed disc of
