@@ -22,6 +22,7 @@ use bytemuck::{Pod, Zeroable};
 use super::buffers::{grown, make_buffer, Slot};
 use super::collider::{FrameResult, GpuCollider};
 use super::readback::read_mapped;
+use super::{ContactKernels, Kernel, KernelFinder, KernelNames, StageGroups};
 use crate::body::Body;
 use crate::contact::{Contact, ContactKind};
 use crate::error::Error;
@@ -109,44 +110,32 @@ pub const BINDINGS: &[(u32, ContactSlot)] = &[
     (16, ContactSlot::Args),
 ];
 
-/// The pass's kernels in dispatch order, with the bindings each uses.
-pub const KERNELS: &[(&str, &[u32])] = &[
-    ("contact_args", &[0, 5, 13, 16]),
-    ("contact_plan", &[0, 1, 2, 3, 6, 12, 13, 14, 15]),
-    ("contact_task_args", &[13, 16]),
-    ("contact_task", &[0, 1, 2, 3, 6, 12, 13, 14, 15]),
-    ("contact_finish", &[0, 1, 2, 3, 6, 12, 13, 14, 15]),
-];
+/// The pass's kernels, in dispatch order.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    args: Kernel,
+    plan: Kernel,
+    task_args: Kernel,
+    task: Kernel,
+    finish: Kernel,
+}
 
-/// Compiles the pass's kernels, in [`KERNELS`] order (once per device, by
-/// `GpuContext::contact_pipelines`).
-pub(crate) fn compile(
-    device: &wgpu::Device,
-    library: crate::shaders::LibraryBinding,
-) -> Vec<wgpu::ComputePipeline> {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("contact"),
-        source: wgpu::ShaderSource::Wgsl(crate::shaders::contact_source(library).into()),
-    });
-    KERNELS
-        .iter()
-        .map(|(entry, _)| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: super::kernel_options(),
-                cache: None,
-            })
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            args: kernels.find("contact_args")?,
+            plan: kernels.find("contact_plan")?,
+            task_args: kernels.find("contact_task_args")?,
+            task: kernels.find("contact_task")?,
+            finish: kernels.find("contact_finish")?,
         })
-        .collect()
+    }
 }
 
 /// Slots of the pass's indirect arguments.
-const ARGS_PLAN: u64 = 0;
-const ARGS_TASK: u64 = 1;
-const ARGS_FINISH: u64 = 2;
+const ARGS_PLAN: u32 = 0;
+const ARGS_TASK: u32 = 1;
+const ARGS_FINISH: u32 = 2;
 
 /// What `find_contacts` keeps between frames: the compiled kernels, and once a frame
 /// has run, the buffers and bind groups.
@@ -154,7 +143,7 @@ const ARGS_FINISH: u64 = 2;
 pub(crate) struct ContactState {
     /// Set while a contact frame runs, so that each run records the pass.
     pub(crate) active: bool,
-    pipelines: Option<Arc<Vec<wgpu::ComputePipeline>>>,
+    pipelines: Option<Arc<ContactKernels>>,
     pass: Option<ContactPass>,
 }
 
@@ -173,7 +162,7 @@ struct ContactPass {
     capacity: (u32, u32, u32),
     /// The frame's pair buffer the groups bind: new frame buffers mean new groups.
     bound_pairs: wgpu::Buffer,
-    groups: Vec<wgpu::BindGroup>,
+    groups: StageGroups,
 }
 
 impl GpuCollider {
@@ -288,7 +277,7 @@ impl GpuCollider {
     /// frame's buffers changed since (or none are built yet).
     fn prepare_contact_pass(&mut self) -> Result<(), Error> {
         if self.contact.pipelines.is_none() {
-            self.contact.pipelines = Some(self.context.contact_pipelines(self.library_binding));
+            self.contact.pipelines = Some(self.context.contact_pipelines(self.library_binding)?);
         }
         let current = match &self.contact.pass {
             Some(pass) => {
@@ -352,29 +341,7 @@ impl GpuCollider {
                 ContactSlot::Args => Some(&args),
             }
         };
-        let groups = KERNELS
-            .iter()
-            .zip(pipelines.iter())
-            .map(|((entry, bindings), pipeline)| {
-                let entries: Vec<wgpu::BindGroupEntry> = bindings
-                    .iter()
-                    // A binding missing from the table (which a test rules out) is left
-                    // out, and wgpu's validation reports it as an error value.
-                    .filter_map(|&binding| {
-                        let slot = BINDINGS.iter().find(|(n, _)| *n == binding)?.1;
-                        Some(wgpu::BindGroupEntry {
-                            binding,
-                            resource: buffer(slot)?.as_entire_binding(),
-                        })
-                    })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(entry),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries: &entries,
-                })
-            })
-            .collect();
+        let groups = pipelines.bind_all_with(device, buffer);
         self.contact.pass = Some(ContactPass {
             contacts,
             counters,
@@ -409,20 +376,12 @@ impl GpuCollider {
                 label: Some("contact"),
                 timestamp_writes: None,
             });
-            let args_at = |slot: u64| slot * size_of::<DispatchArgs>() as u64;
-            let mut kernel = |k: usize, indirect: Option<u64>| {
-                compute.set_pipeline(&pipelines[k]);
-                compute.set_bind_group(0, &pass.groups[k], &[]);
-                match indirect {
-                    Some(slot) => compute.dispatch_workgroups_indirect(&pass.args, args_at(slot)),
-                    None => compute.dispatch_workgroups(1, 1, 1),
-                }
-            };
-            kernel(0, None);
-            kernel(1, Some(ARGS_PLAN));
-            kernel(2, None);
-            kernel(3, Some(ARGS_TASK));
-            kernel(4, Some(ARGS_FINISH));
+            let (k, groups) = (&pipelines.named, &pass.groups);
+            pipelines.dispatch(&mut compute, groups, k.args, (1, 1));
+            pipelines.dispatch_indirect(&mut compute, groups, k.plan, &pass.args, ARGS_PLAN);
+            pipelines.dispatch(&mut compute, groups, k.task_args, (1, 1));
+            pipelines.dispatch_indirect(&mut compute, groups, k.task, &pass.args, ARGS_TASK);
+            pipelines.dispatch_indirect(&mut compute, groups, k.finish, &pass.args, ARGS_FINISH);
         }
         let counter_bytes = size_of::<ContactCounters>() as u64;
         encoder.copy_buffer_to_buffer(&pass.counters, 0, &pass.readback, 0, counter_bytes);

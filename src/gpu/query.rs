@@ -23,48 +23,37 @@ use glam::Vec2;
 use super::buffers::{grown, make_buffer, Slot};
 use super::collider::{body_count, GpuCollider};
 use super::readback::read_mapped;
-use super::Kernel;
+use super::{Kernel, KernelFinder, KernelNames};
 use crate::body::Body;
 use crate::error::{Error, Location};
 use crate::grid::GridParams;
-use crate::packed::{dispatch_size, DispatchArgs, ARGS_DEFERRED, ARGS_TASKS};
+use crate::packed::{dispatch_size, ARGS_DEFERRED, ARGS_TASKS};
 use crate::query::{QueryAnswers, QueryBatch, RayHit};
 
-/// The stage's kernels in dispatch order, with the bindings each one uses.
-pub(crate) const KERNELS: &[Kernel] = &[
-    Kernel {
-        entry: "query",
-        bindings: &[0, 5, 7, 8, 9, 11, 12],
-    },
-    Kernel {
-        entry: "query_args",
-        bindings: &[8, 12, 15],
-    },
-    Kernel {
-        entry: "query_deferred",
-        bindings: &[0, 4, 6, 8, 9, 10, 11, 12, 16],
-    },
-    Kernel {
-        entry: "query_test",
-        bindings: &[0, 1, 2, 3, 8, 9, 10, 12, 13, 14],
-    },
-    Kernel {
-        entry: "query_pick",
-        bindings: &[8, 10, 12, 14],
-    },
-    Kernel {
-        entry: "query_normal",
-        bindings: &[8, 10, 12, 14],
-    },
-];
+/// The stage's kernels, in dispatch order.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    /// Each query's walk of the cells it covers.
+    cells: Kernel,
+    args: Kernel,
+    deferred: Kernel,
+    test: Kernel,
+    pick: Kernel,
+    normal: Kernel,
+}
 
-/// Indices into [`KERNELS`].
-const CELLS: usize = 0;
-const ARGS: usize = 1;
-const DEFERRED: usize = 2;
-const TEST: usize = 3;
-const PICK: usize = 4;
-const NORMAL: usize = 5;
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            cells: kernels.find("query")?,
+            args: kernels.find("query_args")?,
+            deferred: kernels.find("query_deferred")?,
+            test: kernels.find("query_test")?,
+            pick: kernels.find("query_pick")?,
+            normal: kernels.find("query_normal")?,
+        })
+    }
+}
 
 /// The buffer at each binding number of `shaders/query.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
@@ -682,9 +671,8 @@ impl GpuCollider {
         let kernels = &self.pipelines.query;
         let b = &self.buffers;
         // Bound afresh each batch: the collider's buffers may have been replaced since.
-        let groups: Vec<wgpu::BindGroup> = (0..KERNELS.len())
-            .map(|k| kernels.bind_with(device, k, |slot| b.get(slot).or_else(|| q.get(slot))))
-            .collect();
+        let groups = kernels.bind_all_with(device, |slot| b.get(slot).or_else(|| q.get(slot)));
+        let k = &kernels.named;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("queries"),
         });
@@ -702,18 +690,13 @@ impl GpuCollider {
                 label: Some("queries"),
                 timestamp_writes: None,
             });
-            kernels.dispatch_with(&mut pass, &groups[CELLS], CELLS, dispatch_size(queries));
-            kernels.dispatch_with(&mut pass, &groups[ARGS], ARGS, (1, 1));
-            let indirect = |pass: &mut wgpu::ComputePass, k: usize, slot: u32| {
-                pass.set_pipeline(kernels.pipeline(k));
-                pass.set_bind_group(0, &groups[k], &[]);
-                let offset = slot as u64 * size_of::<DispatchArgs>() as u64;
-                pass.dispatch_workgroups_indirect(&b.dispatch_args, offset);
-            };
-            indirect(&mut pass, DEFERRED, ARGS_DEFERRED);
-            kernels.dispatch_with(&mut pass, &groups[ARGS], ARGS, (1, 1));
-            for k in [TEST, PICK, NORMAL] {
-                indirect(&mut pass, k, ARGS_TASKS);
+            let args = &b.dispatch_args;
+            kernels.dispatch(&mut pass, &groups, k.cells, dispatch_size(queries));
+            kernels.dispatch(&mut pass, &groups, k.args, (1, 1));
+            kernels.dispatch_indirect(&mut pass, &groups, k.deferred, args, ARGS_DEFERRED);
+            kernels.dispatch(&mut pass, &groups, k.args, (1, 1));
+            for kernel in [k.test, k.pick, k.normal] {
+                kernels.dispatch_indirect(&mut pass, &groups, kernel, args, ARGS_TASKS);
             }
         }
         let counter_bytes = size_of::<QueryCounters>() as u64;
