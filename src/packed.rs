@@ -30,6 +30,15 @@ pub fn table_words(buckets: u32) -> u32 {
 /// (`GridBinding::UNIFORM_ENTRIES`, one uniform binding of words).
 pub const BOX_KEY_BODIES: u32 = 16384;
 
+/// Bytes of a table the kernels read from a uniform buffer on software adapters (the
+/// library, `LibraryBinding::Uniform`, and the walk's copies of the grid,
+/// `GridBinding::Uniform`, in [`crate::shaders`]): WebGPU's default limit on a uniform
+/// binding, and the most lavapipe and llvmpipe's GL driver allow.
+pub const UNIFORM_TABLE_BYTES: u64 = 65536;
+
+/// 32-bit words of such a table.
+pub const UNIFORM_TABLE_WORDS: u32 = (UNIFORM_TABLE_BYTES / 4) as u32;
+
 /// Levels of the hierarchical grid: level `l` has cells of `base_cell · 2^l`.
 pub const MAX_LEVELS: u32 = 32;
 
@@ -157,6 +166,9 @@ pub fn wgsl_constants() -> String {
          const BUCKETS_PER_THREAD: u32 = {BUCKETS_PER_THREAD}u;\n\
          const MAX_LEVELS: u32 = {MAX_LEVELS}u;\n\
          const BOX_KEY_BODIES: u32 = {BOX_KEY_BODIES}u;\n\
+         const UNIFORM_ROWS: u32 = {uniform_rows}u;\n\
+         const UNIFORM_END_ROWS: u32 = {uniform_end_rows}u;\n\
+         const UNIFORM_LAST_BUCKET: u32 = {uniform_last_bucket}u;\n\
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
          const NO_LEVEL: u32 = {NO_LEVEL}u;\n\
          const CHUNK_BUDGET: u32 = {CHUNK_BUDGET}u;\n\
@@ -177,7 +189,13 @@ pub fn wgsl_constants() -> String {
          const BIN_START_ROWS: u32 = {BIN_START_ROWS}u;\n\
          const NO_SOURCE_ANGLE: u32 = {NO_SOURCE_ANGLE}u;\n\
          const MAX_BITMASK_COORDINATE: f32 = {:.1};\n",
-            MAX_BITMASK_COORDINATE
+            MAX_BITMASK_COORDINATE,
+            // A uniform table's 16-byte rows (a uniform array's stride); the walk's copy of
+            // the blocks' ends, a word for each block of BUCKETS_PER_THREAD buckets of a
+            // table of UNIFORM_TABLE_WORDS, in rows; and the last bucket of that table.
+            uniform_rows = UNIFORM_TABLE_WORDS / 4,
+            uniform_end_rows = UNIFORM_TABLE_WORDS / BUCKETS_PER_THREAD / 4,
+            uniform_last_bucket = UNIFORM_TABLE_WORDS - 1,
         )
 }
 

@@ -1,13 +1,15 @@
-//! The WGSL sources of the pipeline stages, each composed as: the shared constants
-//! (from [`crate::packed`]), `shaders/types.wgsl`, the shape library's binding (in one
-//! of the two forms of [`LibraryBinding`]) and `shaders/library.wgsl` for the stages
-//! that read the shape library, `shaders/grid.wgsl` for those that build or read the
-//! grid, then the stage's own file, and for the broad stage the walk's reads of the grid
-//! (in one of the two forms of [`GridBinding`]). The contact pass ([`contact_source`]) runs after a
-//! frame's narrow phase, on its pairs, and is composed after the narrow stage, whose
-//! helpers it uses.
+//! The WGSL sources of the pipeline stages. Each module is the shared constants (from
+//! [`crate::packed::wgsl_constants`]) followed by whole WGSL files from `shaders/`, in
+//! the order [`Stage::parts`] gives: nothing is spliced into a file. Where a stage has
+//! variants (the shape library's binding, [`LibraryBinding`]; the broad walk's reads of
+//! the grid, [`GridBinding`]), each variant is a small file of its own, and the
+//! numbers they need (the sizes of uniform tables) are constants of the prelude. The
+//! contact pass ([`contact_source`]) runs after a frame's narrow phase, on its pairs,
+//! and is composed after the narrow stage, whose helpers it uses.
 
-use crate::packed::{wgsl_constants, BOX_KEY_BODIES, BUCKETS_PER_THREAD};
+use crate::packed::{
+    wgsl_constants, BOX_KEY_BODIES, BUCKETS_PER_THREAD, UNIFORM_TABLE_BYTES, UNIFORM_TABLE_WORDS,
+};
 
 /// How the stages that read the shape library bind it: the library is one buffer of
 /// 32-bit words (`shaders/library.wgsl`), which every shader reads through
@@ -38,19 +40,13 @@ impl LibraryBinding {
 
     /// The size of the uniform form's buffer: WebGPU's default limit on a uniform
     /// binding, and the most lavapipe and llvmpipe's GL driver allow.
-    pub const UNIFORM_BYTES: u64 = 65536;
+    pub const UNIFORM_BYTES: u64 = UNIFORM_TABLE_BYTES;
 
     /// The binding's declaration and `library_u32`, in WGSL.
-    fn wgsl(self) -> String {
+    fn wgsl(self) -> &'static str {
         match self {
-            LibraryBinding::Storage => "@group(0) @binding(1) var<storage, read> library: array<u32>;\n\
-                 fn library_u32(word: u32) -> u32 {\n    return library[word];\n}\n"
-                .to_string(),
-            LibraryBinding::Uniform => format!(
-                "@group(0) @binding(1) var<uniform> library: array<vec4<u32>, {}>;\n\
-                 fn library_u32(word: u32) -> u32 {{\n    return library[word >> 2u][word & 3u];\n}}\n",
-                LibraryBinding::UNIFORM_BYTES / 16
-            ),
+            LibraryBinding::Storage => include_str!("../shaders/library_storage.wgsl"),
+            LibraryBinding::Uniform => include_str!("../shaders/library_uniform.wgsl"),
         }
     }
 }
@@ -94,49 +90,20 @@ impl GridBinding {
     /// The most entries, one word each, the uniform form's copy holds: one uniform
     /// binding's worth. The copy of the box keys, a word a body, holds as many
     /// ([`crate::packed::BOX_KEY_BODIES`]).
-    pub const UNIFORM_ENTRIES: u32 = (LibraryBinding::UNIFORM_BYTES / 4) as u32;
+    pub const UNIFORM_ENTRIES: u32 = UNIFORM_TABLE_WORDS;
 
     /// The most buckets the uniform form's copy of the table holds: one uniform
     /// binding's worth of starts, and their blocks' ends in a binding of their own.
-    pub const UNIFORM_BUCKETS: u32 = (LibraryBinding::UNIFORM_BYTES / 4) as u32;
+    pub const UNIFORM_BUCKETS: u32 = UNIFORM_TABLE_WORDS;
 
     /// The bytes of the uniform copy of the blocks' ends.
     pub const UNIFORM_END_BYTES: u64 = (Self::UNIFORM_BUCKETS / BUCKETS_PER_THREAD) as u64 * 4;
 
     /// The walk's reads, and in the uniform form the copies' bindings, in WGSL.
-    fn wgsl(self) -> String {
+    fn wgsl(self) -> &'static str {
         match self {
-            // No keys to test: every entry's box is loaded.
-            GridBinding::Storage => "fn walk_entry(k: u32) -> u32 {\n    return grid_entries[k];\n}\n\
-                 fn walk_start(b: u32) -> u32 {\n    return bucket_start(b);\n}\n\
-                 fn walk_end(b: u32) -> u32 {\n    return bucket_end(b);\n}\n\
-                 fn walk_seeker_key(box: Aabb, level: u32) -> u32 {\n    return NO_BOX_KEY;\n}\n\
-                 fn walk_may_meet(key: u32, other: u32) -> bool {\n    return true;\n}\n"
-                .to_string(),
-            // Copies of the words of grid_entries and buckets, in 16-byte rows (a uniform
-            // array's stride). walk_end loads both words bucket_end may return and keeps
-            // one, since llvmpipe would run both branches anyway.
-            GridBinding::Uniform => format!(
-                "@group(0) @binding(11) var<uniform> walk_entries: array<vec4<u32>, {rows}>;\n\
-                 @group(0) @binding(12) var<uniform> walk_starts: array<vec4<u32>, {rows}>;\n\
-                 @group(0) @binding(13) var<uniform> walk_ends: array<vec4<u32>, {end_rows}>;\n\
-                 @group(0) @binding(14) var<uniform> walk_box_keys: array<vec4<u32>, {rows}>;\n\
-                 fn walk_entry(k: u32) -> u32 {{\n    return walk_entries[k >> 2u][k & 3u];\n}}\n\
-                 fn walk_start(b: u32) -> u32 {{\n    return walk_starts[b >> 2u][b & 3u];\n}}\n\
-                 fn walk_end(b: u32) -> u32 {{\n\
-                 \x20   let next = min(b + 1u, {last}u);\n\
-                 \x20   let block = b / BUCKETS_PER_THREAD;\n\
-                 \x20   let last_of_block = (b & (BUCKETS_PER_THREAD - 1u)) == BUCKETS_PER_THREAD - 1u;\n\
-                 \x20   return select(walk_starts[next >> 2u][next & 3u], walk_ends[block >> 2u][block & 3u], last_of_block);\n\
-                 }}\n\
-                 fn walk_seeker_key(box: Aabb, level: u32) -> u32 {{\n    return box_key(box, level, SEEKER_KEY_WIDTH);\n}}\n\
-                 fn walk_may_meet(key: u32, other: u32) -> bool {{\n\
-                 \x20   return box_keys_may_meet(key, walk_box_keys[other >> 2u][other & 3u]);\n\
-                 }}\n",
-                rows = LibraryBinding::UNIFORM_BYTES / 16,
-                end_rows = Self::UNIFORM_END_BYTES / 16,
-                last = Self::UNIFORM_BUCKETS - 1,
-            ),
+            GridBinding::Storage => include_str!("../shaders/walk_storage.wgsl"),
+            GridBinding::Uniform => include_str!("../shaders/walk_uniform.wgsl"),
         }
     }
 }
@@ -188,60 +155,77 @@ impl Stage {
     }
 
     /// The complete WGSL module of the stage, reading the library through `library`
-    /// and, in the broad stage, the grid through `grid`.
+    /// and, in the broad stage, the grid through `grid`: the constants, then
+    /// [`Stage::parts`] in order, each on lines of its own.
     pub fn source_for(self, library: LibraryBinding, grid: GridBinding) -> String {
-        let own = match self {
-            Stage::Bounds => include_str!("../shaders/bounds.wgsl"),
-            Stage::Broad => include_str!("../shaders/broad.wgsl"),
-            // The narrow phase of frames with motion (swept pairs) shares its plans and
-            // tests, so it is composed into the same module.
-            Stage::Narrow => concat!(
-                include_str!("../shaders/narrow.wgsl"),
-                "\n",
-                include_str!("../shaders/sweep.wgsl")
-            ),
-            Stage::Query => include_str!("../shaders/query.wgsl"),
-        };
-        // The stages that read the shape library get its accessors.
-        let library = match self {
-            Stage::Bounds | Stage::Narrow | Stage::Query => {
-                format!(
-                    "{}\n{}",
-                    library.wgsl(),
-                    include_str!("../shaders/library.wgsl")
-                )
-            }
-            Stage::Broad => String::new(),
-        };
-        // The stages that build or read the grid get its cell functions, and the broad
-        // stage the walk's reads of it.
-        let cells = match self {
-            Stage::Bounds | Stage::Broad | Stage::Query => include_str!("../shaders/grid.wgsl"),
-            Stage::Narrow => "",
-        };
-        let walk = match self {
-            Stage::Broad => grid.wgsl(),
-            Stage::Bounds | Stage::Narrow | Stage::Query => String::new(),
-        };
-        format!(
-            "{}\n{}\n{}\n{}\n{}\n{}",
-            wgsl_constants(),
-            include_str!("../shaders/types.wgsl"),
-            library,
-            cells,
-            own,
-            walk
-        )
+        compose(&self.parts(library, grid))
     }
+
+    /// The WGSL files the stage's module is made of, after the constants, in this order:
+    /// `shaders/types.wgsl`; for the stages that read the shape library, its binding in
+    /// the form `library` (`shaders/library_storage.wgsl` or
+    /// `shaders/library_uniform.wgsl`) and `shaders/library.wgsl`; for the stages that
+    /// build or read the grid, `shaders/grid.wgsl`; the stage's own file (for the narrow
+    /// stage, `shaders/narrow.wgsl` then `shaders/sweep.wgsl`: the narrow phase of frames
+    /// with motion shares its plans and tests); and for the broad stage last, the walk's
+    /// reads of the grid in the form `grid` (`shaders/walk_storage.wgsl` or
+    /// `shaders/walk_uniform.wgsl`), which use the stage's own declarations.
+    pub fn parts(self, library: LibraryBinding, grid: GridBinding) -> Vec<&'static str> {
+        let mut parts = vec![include_str!("../shaders/types.wgsl")];
+        if self.reads_library() {
+            parts.extend([library.wgsl(), include_str!("../shaders/library.wgsl")]);
+        }
+        if self.reads_grid() {
+            parts.push(include_str!("../shaders/grid.wgsl"));
+        }
+        parts.extend_from_slice(match self {
+            Stage::Bounds => &[include_str!("../shaders/bounds.wgsl")],
+            Stage::Broad => &[include_str!("../shaders/broad.wgsl")],
+            Stage::Narrow => &[
+                include_str!("../shaders/narrow.wgsl"),
+                include_str!("../shaders/sweep.wgsl"),
+            ],
+            Stage::Query => &[include_str!("../shaders/query.wgsl")],
+        });
+        if self == Stage::Broad {
+            parts.push(grid.wgsl());
+        }
+        parts
+    }
+
+    /// Whether the stage reads the shape library.
+    fn reads_library(self) -> bool {
+        match self {
+            Stage::Bounds | Stage::Narrow | Stage::Query => true,
+            Stage::Broad => false,
+        }
+    }
+
+    /// Whether the stage builds or reads the grid.
+    fn reads_grid(self) -> bool {
+        match self {
+            Stage::Bounds | Stage::Broad | Stage::Query => true,
+            Stage::Narrow => false,
+        }
+    }
+}
+
+/// A module: the shared constants ([`wgsl_constants`]), then `parts` in order, each
+/// starting on a line of its own.
+fn compose(parts: &[&str]) -> String {
+    let mut source = wgsl_constants();
+    for part in parts {
+        source.push('\n');
+        source.push_str(part);
+    }
+    source
 }
 
 /// The complete WGSL module of the contact pass (`shaders/contact.wgsl`, run by
 /// `gpu::contact` on the pairs a frame found): the narrow stage's module, whose bindings,
 /// placements and shape helpers it shares, then its own file.
 pub fn contact_source(library: LibraryBinding) -> String {
-    format!(
-        "{}\n{}",
-        Stage::Narrow.source_with(library),
-        include_str!("../shaders/contact.wgsl")
-    )
+    let mut parts = Stage::Narrow.parts(library, GridBinding::Storage);
+    parts.push(include_str!("../shaders/contact.wgsl"));
+    compose(&parts)
 }

@@ -133,35 +133,135 @@ fn every_kernel_that_reads_params_copies_them_first() {
     assert!(copying >= 30, "only {copying} kernels read params");
 }
 
+/// The WGSL module the host compiles as `module` (a stage's name, or `contact`) in
+/// `forms`.
+fn source_of(module: &str, (library, grid): (LibraryBinding, GridBinding)) -> String {
+    if module == "contact" {
+        return gpu_collide::shaders::contact_source(library);
+    }
+    let stage = Stage::MODULES
+        .into_iter()
+        .find(|stage| stage.name() == module)
+        .unwrap_or_else(|| panic!("no module {module}"));
+    stage.source_for(library, grid)
+}
+
+/// Every form of every module the host compiles, with its name.
+fn every_module() -> Vec<(&'static str, (LibraryBinding, GridBinding))> {
+    let mut all = Vec::new();
+    for library in LibraryBinding::ALL {
+        for grid in GridBinding::ALL {
+            for stage in Stage::MODULES {
+                all.push((stage.name(), (library, grid)));
+            }
+            all.push(("contact", (library, grid)));
+        }
+    }
+    all
+}
+
+/// The bindings the host reads from naga ([`gpu_collide::gpu::reflect`]) are those of
+/// the variables each entry point uses, through the functions it calls as well: here
+/// found from naga's module and analysis directly, for every module in every form.
 #[test]
-fn host_binds_exactly_what_each_kernel_uses() {
-    for (stage, grid, entry, bound) in gpu_collide::gpu::kernel_bindings() {
-        let module = module_for(stage, grid);
+fn reflected_bindings_are_the_variables_each_entry_point_uses() {
+    let mut entry_points = 0;
+    for (name, forms) in every_module() {
+        let source = source_of(name, forms);
+        let module = naga::front::wgsl::parse_str(&source).expect("parses");
         let info = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::empty(),
         )
         .validate(&module)
         .expect("valid");
+        let expected: Vec<(String, Vec<u32>)> = module
+            .entry_points
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| {
+                let uses = info.get_entry_point(index);
+                let mut used: Vec<u32> = module
+                    .global_variables
+                    .iter()
+                    .filter(|(handle, _)| !uses[*handle].is_empty())
+                    .filter_map(|(_, var)| var.binding.as_ref().map(|b| b.binding))
+                    .collect();
+                used.sort_unstable();
+                (entry.name.clone(), used)
+            })
+            .collect();
+        let reflected: Vec<(String, Vec<u32>)> = gpu_collide::gpu::reflect(&source)
+            .unwrap_or_else(|e| panic!("{name}, {forms:?}: {e}"))
+            .into_iter()
+            .map(|e| (e.name, e.bindings))
+            .collect();
+        assert_eq!(reflected, expected, "{name}, {forms:?}");
+        assert!(
+            reflected.iter().all(|(_, bindings)| !bindings.is_empty()),
+            "{name}, {forms:?}: a kernel that binds nothing"
+        );
+        entry_points += reflected.len();
+    }
+    assert!(entry_points >= 100, "only {entry_points} entry points");
+}
+
+/// Every kernel the host compiles, in every form of its module, finds a buffer in the
+/// module's table at each binding it uses, and that buffer is one the shader's
+/// variable there names: a binding the table lacked would leave a hole in the kernel's
+/// bind group.
+#[test]
+fn every_binding_a_kernel_uses_has_a_slot_of_its_name() {
+    let kernels = gpu_collide::gpu::kernel_bindings().unwrap_or_else(|e| panic!("{e}"));
+    let table = gpu_collide::gpu::binding_names();
+    let storage = (LibraryBinding::Storage, GridBinding::Storage);
+    let count = |module: &str| {
+        kernels
+            .iter()
+            .filter(|k| k.module == module && k.forms == storage)
+            .count()
+    };
+    let counts = ["bounds", "broad", "narrow", "query", "contact"].map(count);
+    assert_eq!(counts, [3, 5, 17, 6, 5], "kernels of each module");
+    let mut modules = std::collections::HashMap::new();
+    for row in &kernels {
+        let (module, info) = modules.entry((row.module, row.forms)).or_insert_with(|| {
+            let module =
+                naga::front::wgsl::parse_str(&source_of(row.module, row.forms)).expect("parses");
+            let info = naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .expect("valid");
+            (module, info)
+        });
         let index = module
             .entry_points
             .iter()
-            .position(|e| e.name == entry)
-            .unwrap_or_else(|| panic!("{}: no entry point {entry}", stage.name()));
+            .position(|e| e.name == row.kernel.name)
+            .expect("an entry point");
         let uses = info.get_entry_point(index);
-        let mut used: Vec<u32> = module
-            .global_variables
-            .iter()
-            .filter(|(handle, _)| !uses[*handle].is_empty())
-            .filter_map(|(_, var)| var.binding.as_ref().map(|b| b.binding))
-            .collect();
-        used.sort_unstable();
-        assert_eq!(
-            used,
-            bound,
-            "{}, {grid:?}: {entry} uses bindings {used:?}",
-            stage.name()
-        );
+        for &binding in &row.kernel.bindings {
+            let at = format!("{}, {:?}: {}", row.module, row.forms, row.kernel.name);
+            // The variable at that binding the kernel uses (a module may declare two at
+            // one binding where no kernel uses both).
+            let var = module
+                .global_variables
+                .iter()
+                .filter(|(handle, _)| !uses[*handle].is_empty())
+                .find(|(_, var)| var.binding.as_ref().map(|b| b.binding) == Some(binding))
+                .and_then(|(_, var)| var.name.clone())
+                .unwrap_or_else(|| panic!("{at}: no variable at binding {binding}"));
+            let (_, _, names) = table
+                .iter()
+                .find(|(m, n, _)| *m == row.module && *n == binding)
+                .unwrap_or_else(|| panic!("{at}: binding {binding} ({var}) is in no table"));
+            assert!(
+                names.contains(&var.as_str()),
+                "{at}: the host binds {names:?} at binding {binding}, where the shader reads `{var}`"
+            );
+        }
     }
 }
 
@@ -186,7 +286,7 @@ fn host_binds_the_buffer_each_binding_names() {
             numbers.push(binding.binding);
             let Some((_, _, names)) = table
                 .iter()
-                .find(|(s, n, _)| *s == stage && *n == binding.binding)
+                .find(|(s, n, _)| *s == stage.name() && *n == binding.binding)
             else {
                 panic!(
                     "{}: binding {} ({name}) is in no table",
@@ -202,7 +302,7 @@ fn host_binds_the_buffer_each_binding_names() {
             );
         }
         // And the table lists nothing the shader (in one form or the other) lacks.
-        for (_, number, names) in table.iter().filter(|(s, ..)| *s == stage) {
+        for (_, number, names) in table.iter().filter(|(s, ..)| *s == stage.name()) {
             assert!(
                 numbers.contains(number),
                 "{}: the table binds {names:?} at {number}, which the shader lacks",
@@ -403,43 +503,6 @@ fn contact_module() -> (naga::Module, naga::valid::ModuleInfo) {
     .validate(&module)
     .unwrap_or_else(|e| panic!("contact: {}", e.emit_to_string(&source)));
     (module, info)
-}
-
-#[test]
-fn the_contact_pass_binds_exactly_what_each_kernel_uses_by_name() {
-    use gpu_collide::gpu::contact::{BINDINGS, KERNELS};
-    let (module, info) = contact_module();
-    for (entry, bound) in KERNELS {
-        let index = module
-            .entry_points
-            .iter()
-            .position(|e| e.name == *entry)
-            .unwrap_or_else(|| panic!("contact: no entry point {entry}"));
-        let uses = info.get_entry_point(index);
-        let mut used: Vec<u32> = Vec::new();
-        for (handle, var) in module.global_variables.iter() {
-            let (Some(binding), false) = (&var.binding, uses[handle].is_empty()) else {
-                continue;
-            };
-            used.push(binding.binding);
-            let name = var.name.as_deref().unwrap_or_default();
-            let slot = BINDINGS
-                .iter()
-                .find(|(n, _)| *n == binding.binding)
-                .unwrap_or_else(|| {
-                    panic!("contact: binding {} ({name}) in no table", binding.binding)
-                })
-                .1;
-            assert!(
-                slot.wgsl_names().contains(&name),
-                "contact: the host binds {:?} at {}, where the shader reads `{name}`",
-                slot.wgsl_names(),
-                binding.binding
-            );
-        }
-        used.sort_unstable();
-        assert_eq!(&used, bound, "contact: {entry} uses bindings {used:?}");
-    }
 }
 
 #[test]

@@ -4,31 +4,30 @@
 //! caller's, `read_bodies` first turns them into transforms.
 
 use super::buffers::{Buffers, Slot};
-use super::{Kernel, StageGroups, StageKernels};
+use super::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
 use crate::packed::dispatch_size;
 
-/// The stage's kernels and the bindings they use.
-pub(crate) const KERNELS: &[Kernel] = &[
-    Kernel {
-        entry: "bounds",
-        bindings: &[0, 1, 2, 3, 4, 7, 8, 9, 10],
-    },
-    Kernel {
-        entry: READ_BODIES,
-        bindings: &[0, 2, 3, 5, 6],
-    },
-    Kernel {
-        entry: "bounds_in_order",
-        bindings: &[0, 1, 2, 3, 4, 7, 8, 9, 10],
-    },
-];
+/// The stage's kernels.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    /// Bounds and cells, listing the bodies that search for the broad phase.
+    bounds: Kernel,
+    /// Reads the caller's buffer of bodies into transforms.
+    read_bodies: Kernel,
+    /// `bounds` for frames in which every body searches, which lists them in the order
+    /// `broad` runs them.
+    in_order: Kernel,
+}
 
-/// Index in [`KERNELS`] of `bounds_in_order`: the kernel of frames in which every body
-/// searches, which lists them in the order `broad` runs them.
-const BOUNDS_IN_ORDER: usize = 2;
-
-/// The kernel that reads the caller's buffer of bodies; index 1 of [`KERNELS`].
-const READ_BODIES: &str = "read_bodies";
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            bounds: kernels.find("bounds")?,
+            read_bodies: kernels.find("read_bodies")?,
+            in_order: kernels.find("bounds_in_order")?,
+        })
+    }
+}
 
 /// The buffer at each binding number of `shaders/bounds.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
@@ -50,20 +49,21 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
 /// body waits to be found and some look (not the queries' grid), so every body is
 /// listed for the broad phase, in order (`bounds_in_order`).
 pub(crate) fn dispatch(
-    kernels: &StageKernels,
+    kernels: &StageKernels<Kernels>,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     bodies: u32,
     source: Option<&wgpu::BindGroup>,
     every_body_searches: bool,
 ) {
+    let k = &kernels.named;
     if let Some(group) = source {
-        kernels.dispatch_with(pass, group, 1, dispatch_size(bodies));
+        kernels.dispatch_with(pass, group, k.read_bodies, dispatch_size(bodies));
     }
     let kernel = if every_body_searches {
-        BOUNDS_IN_ORDER
+        k.in_order
     } else {
-        0
+        k.bounds
     };
     kernels.dispatch(pass, groups, kernel, dispatch_size(bodies));
 }
@@ -71,9 +71,9 @@ pub(crate) fn dispatch(
 /// The bind group of `read_bodies`, with `source` (the caller's buffer) at binding 5.
 pub(crate) fn source_group(
     device: &wgpu::Device,
-    kernels: &StageKernels,
+    kernels: &StageKernels<Kernels>,
     buffers: &Buffers,
     source: wgpu::BufferBinding,
 ) -> wgpu::BindGroup {
-    kernels.bind_one(device, buffers, 1, Some(source))
+    kernels.bind_one(device, buffers, kernels.named.read_bodies, Some(source))
 }

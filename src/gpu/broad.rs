@@ -3,59 +3,32 @@
 //! them), then the query that emits candidates.
 
 use super::buffers::{Buffers, Slot, WalkCopies};
-use super::{Kernel, StageGroups, StageKernels};
+use super::{BroadKernels, Kernel, KernelFinder, KernelNames, StageGroups};
 use crate::packed::{dispatch_size, GridInfo, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
 use crate::shaders::GridBinding;
 
-/// The stage's kernels in dispatch order, with the bindings each one uses, for the walk
-/// reading the grid from storage ([`GridBinding`]).
-const KERNELS: &[Kernel] = &[
-    ALLOCATE_BUCKETS,
-    SCATTER_CELLS,
-    Kernel {
-        entry: "broad",
-        bindings: &[0, 2, 3, 4, 5, 6, 7, 8, 9],
-    },
-    DEFERRED_ARGS,
-    BROAD_DEFERRED,
-];
-
-/// The same, for the walk reading the uniform copies of the table and the entries.
-const KERNELS_UNIFORM_WALK: &[Kernel] = &[
-    ALLOCATE_BUCKETS,
-    SCATTER_CELLS,
-    Kernel {
-        entry: "broad",
-        bindings: &[0, 2, 3, 6, 7, 8, 9, 11, 12, 13, 14],
-    },
-    DEFERRED_ARGS,
-    BROAD_DEFERRED,
-];
-
-/// The kernels of the stage whose walk reads the grid through `grid`.
-pub(crate) fn kernels(grid: GridBinding) -> &'static [Kernel] {
-    match grid {
-        GridBinding::Storage => KERNELS,
-        GridBinding::Uniform => KERNELS_UNIFORM_WALK,
-    }
+/// The stage's kernels, in dispatch order.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    allocate_buckets: Kernel,
+    scatter_cells: Kernel,
+    /// The walk, in either form ([`GridBinding`]).
+    broad: Kernel,
+    deferred_args: Kernel,
+    broad_deferred: Kernel,
 }
 
-const ALLOCATE_BUCKETS: Kernel = Kernel {
-    entry: "allocate_buckets",
-    bindings: &[0, 4, 6, 10],
-};
-const SCATTER_CELLS: Kernel = Kernel {
-    entry: "scatter_cells",
-    bindings: &[0, 4, 5, 6],
-};
-const DEFERRED_ARGS: Kernel = Kernel {
-    entry: "deferred_args",
-    bindings: &[0, 8, 10],
-};
-const BROAD_DEFERRED: Kernel = Kernel {
-    entry: "broad_deferred",
-    bindings: &[0, 2, 3, 5, 6, 7, 8, 9],
-};
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            allocate_buckets: kernels.find("allocate_buckets")?,
+            scatter_cells: kernels.find("scatter_cells")?,
+            broad: kernels.find("broad")?,
+            deferred_args: kernels.find("deferred_args")?,
+            broad_deferred: kernels.find("broad_deferred")?,
+        })
+    }
+}
 
 /// The buffer at each binding number of `shaders/broad.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
@@ -82,7 +55,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
 /// of the walk ([`GridBinding`]); the uniform form records [`dispatch_grid`], the
 /// copies and [`dispatch_search`] in passes of their own.
 pub(crate) fn dispatch(
-    kernels: &StageKernels,
+    kernels: &BroadKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
@@ -96,14 +69,21 @@ pub(crate) fn dispatch(
 /// The query by the bodies of the slice and the crowded cells they handed over, once the grid is
 /// sorted ([`dispatch_grid`]).
 pub(crate) fn dispatch_search(
-    kernels: &StageKernels,
+    kernels: &BroadKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
 ) {
-    kernels.dispatch_indirect(pass, groups, 2, &b.dispatch_args, ARGS_BROAD);
-    kernels.dispatch(pass, groups, 3, (1, 1));
-    kernels.dispatch_indirect(pass, groups, 4, &b.dispatch_args, ARGS_DEFERRED);
+    let k = &kernels.named;
+    kernels.dispatch_indirect(pass, groups, k.broad, &b.dispatch_args, ARGS_BROAD);
+    kernels.dispatch(pass, groups, k.deferred_args, (1, 1));
+    kernels.dispatch_indirect(
+        pass,
+        groups,
+        k.broad_deferred,
+        &b.dispatch_args,
+        ARGS_DEFERRED,
+    );
 }
 
 /// Records into `walk` the uniform copies of the sorted grid that the walk reads in
@@ -137,16 +117,18 @@ pub(crate) fn copy_for_walk(
     }
 }
 
-/// The counting sort's last two steps (the first two kernels), for `bodies` bodies and
+/// The counting sort's last two steps (`allocate_buckets`, `scatter_cells`), for `bodies` bodies and
 /// `buckets` buckets, after the bounds stage counted the bodies into their buckets: the
 /// grid the queries read (`super::query`) and the first part of [`dispatch`].
 pub(crate) fn dispatch_grid(
-    kernels: &StageKernels,
+    kernels: &BroadKernels,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     bodies: u32,
     buckets: u32,
 ) {
-    kernels.dispatch(pass, groups, 0, dispatch_size(buckets / BUCKETS_PER_THREAD));
-    kernels.dispatch(pass, groups, 1, dispatch_size(bodies));
+    let k = &kernels.named;
+    let blocks = dispatch_size(buckets / BUCKETS_PER_THREAD);
+    kernels.dispatch(pass, groups, k.allocate_buckets, blocks);
+    kernels.dispatch(pass, groups, k.scatter_cells, dispatch_size(bodies));
 }

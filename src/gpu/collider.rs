@@ -36,7 +36,7 @@ use super::query::QueryBuffers;
 use super::readback::{read_mapped, PAIRS_AT, STAMPS_AT};
 use super::record::Recordings;
 use super::timing::StageTimer;
-use super::{bins, bounds, broad, narrow, StageGroups, StageKernels};
+use super::{bins, bounds, broad, narrow, BroadKernels, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::body::Body;
 use crate::cell_size::{choose_grid, QueryGridChoice};
@@ -75,8 +75,8 @@ pub struct GpuCollider {
     /// device and at a capacity where it may read uniform copies of it
     /// (`GpuContext::grid_binding`, asked again when the body buffers grow), those
     /// kernels too: crowded frames use them ([`GpuCollider::grid_binding`]).
-    pub(crate) broad: Arc<StageKernels>,
-    pub(crate) copied_broad: Option<Arc<StageKernels>>,
+    pub(crate) broad: Arc<BroadKernels>,
+    pub(crate) copied_broad: Option<Arc<BroadKernels>>,
     pub(crate) capacity: Capacity,
     pub(crate) buffers: Buffers,
     groups: Groups,
@@ -137,8 +137,8 @@ impl Groups {
     fn new(
         device: &wgpu::Device,
         p: &Pipelines,
-        broad: &StageKernels,
-        copied_broad: Option<&Arc<StageKernels>>,
+        broad: &BroadKernels,
+        copied_broad: Option<&Arc<BroadKernels>>,
         buffers: &Buffers,
     ) -> Self {
         Groups {
@@ -153,7 +153,7 @@ impl Groups {
 /// The broad kernels whose walk reads the uniform copies of the grid, their bind groups
 /// and the copies ([`GridBinding::Uniform`]).
 struct CopiedWalk<'a> {
-    kernels: &'a StageKernels,
+    kernels: &'a BroadKernels,
     groups: &'a StageGroups,
     copies: &'a WalkCopies,
 }
@@ -254,9 +254,11 @@ impl GpuCollider {
             });
             let room = context.grid_binding(capacity.bodies);
             let buffers = Buffers::new(device, library_buffer, capacity, room)?;
-            let pipelines = context.pipelines(library_binding);
-            let broad = context.broad_kernels(GridBinding::Storage);
-            let copied_broad = (room == GridBinding::Uniform).then(|| context.broad_kernels(room));
+            let pipelines = context.pipelines(library_binding)?;
+            let broad = context.broad_kernels(GridBinding::Storage)?;
+            let copied_broad = (room == GridBinding::Uniform)
+                .then(|| context.broad_kernels(room))
+                .transpose()?;
             let grid = GridParams::for_bodies(&library, &[]);
             let groups = Groups::new(device, &pipelines, &broad, copied_broad.as_ref(), &buffers);
             let long_tests = crate::cpu::narrow::has_long_tests(&library);
@@ -335,8 +337,9 @@ impl GpuCollider {
         let mut encoder = device.create_command_encoder(&Default::default());
         self.buffers.clear(&mut encoder);
         self.context.queue.submit([encoder.finish()]);
-        self.copied_broad =
-            (room == GridBinding::Uniform).then(|| self.context.broad_kernels(room));
+        self.copied_broad = (room == GridBinding::Uniform)
+            .then(|| self.context.broad_kernels(room))
+            .transpose()?;
         self.groups = Groups::new(
             device,
             &self.pipelines,

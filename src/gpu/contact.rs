@@ -23,6 +23,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::buffers::Slot;
+use super::{ContactKernels, Kernel, KernelFinder, KernelNames, StageGroups};
 
 /// One pair's contact as the shader writes it (`ContactOut`): `normal` and `depth` for
 /// two polygons or circles, `area` for a pair with a bitmask.
@@ -106,44 +107,32 @@ pub const BINDINGS: &[(u32, ContactSlot)] = &[
     (16, ContactSlot::Args),
 ];
 
-/// The pass's kernels in dispatch order, with the bindings each uses.
-pub const KERNELS: &[(&str, &[u32])] = &[
-    ("contact_args", &[0, 5, 13, 16]),
-    ("contact_plan", &[0, 1, 2, 3, 6, 12, 13, 14, 15]),
-    ("contact_task_args", &[13, 16]),
-    ("contact_task", &[0, 1, 2, 3, 6, 12, 13, 14, 15]),
-    ("contact_finish", &[0, 1, 2, 3, 6, 12, 13, 14, 15]),
-];
+/// The pass's kernels, in dispatch order.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    pub(super) args: Kernel,
+    pub(super) plan: Kernel,
+    pub(super) task_args: Kernel,
+    pub(super) task: Kernel,
+    pub(super) finish: Kernel,
+}
 
-/// Compiles the pass's kernels, in [`KERNELS`] order (once per device, by
-/// `GpuContext::contact_pipelines`).
-pub(crate) fn compile(
-    device: &wgpu::Device,
-    library: crate::shaders::LibraryBinding,
-) -> Vec<wgpu::ComputePipeline> {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("contact"),
-        source: wgpu::ShaderSource::Wgsl(crate::shaders::contact_source(library).into()),
-    });
-    KERNELS
-        .iter()
-        .map(|(entry, _)| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: super::kernel_options(),
-                cache: None,
-            })
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            args: kernels.find("contact_args")?,
+            plan: kernels.find("contact_plan")?,
+            task_args: kernels.find("contact_task_args")?,
+            task: kernels.find("contact_task")?,
+            finish: kernels.find("contact_finish")?,
         })
-        .collect()
+    }
 }
 
 /// Slots of the pass's indirect arguments.
-pub(super) const ARGS_PLAN: u64 = 0;
-pub(super) const ARGS_TASK: u64 = 1;
-pub(super) const ARGS_FINISH: u64 = 2;
+pub(super) const ARGS_PLAN: u32 = 0;
+pub(super) const ARGS_TASK: u32 = 1;
+pub(super) const ARGS_FINISH: u32 = 2;
 
 /// What `find_contacts` keeps between frames: the compiled kernels, and once a frame
 /// has run, the buffers and bind groups.
@@ -151,7 +140,7 @@ pub(super) const ARGS_FINISH: u64 = 2;
 pub(crate) struct ContactState {
     /// Set while a contact frame runs, so that each run records the pass.
     pub(crate) active: bool,
-    pub(super) pipelines: Option<Arc<Vec<wgpu::ComputePipeline>>>,
+    pub(super) pipelines: Option<Arc<ContactKernels>>,
     pub(super) pass: Option<ContactPass>,
 }
 
@@ -170,7 +159,7 @@ pub(super) struct ContactPass {
     pub(super) capacity: (u32, u32, u32),
     /// The frame's pair buffer the groups bind: new frame buffers mean new groups.
     pub(super) bound_pairs: wgpu::Buffer,
-    pub(super) groups: Vec<wgpu::BindGroup>,
+    pub(super) groups: StageGroups,
 }
 
 /// The counters and the first `stored` contacts of the pass's readback.

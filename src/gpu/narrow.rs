@@ -8,92 +8,58 @@
 //! with motion runs the swept kernels of `shaders/sweep.wgsl` instead.
 
 use super::buffers::{Buffers, Slot};
-use super::{Kernel, StageGroups, StageKernels};
+use super::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
 pub(crate) use crate::packed::BIN_FROM_CANDIDATES;
-use crate::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS, PAIR_KINDS};
+use crate::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS};
+use crate::shapes::PairKind;
 
-/// The bindings of the kernels that test candidates: `narrow` and every kind pair's.
-const TEST_BINDINGS: &[u32] = &[0, 1, 2, 3, 4, 5, 6, 8, 9];
+/// The entry point that tests the candidates of kind pair `pair`: `narrow_` and the
+/// pair's name, lower kind first (`narrow_polygon_circle`).
+pub(crate) fn pair_kernel_name(pair: PairKind) -> String {
+    format!("narrow_{}", pair.name())
+}
 
-/// The stage's kernels in dispatch order, with the bindings each one uses; the kind
-/// pairs' kernels are in `PAIR_*` order.
-pub(crate) const KERNELS: &[Kernel] = &[
-    Kernel {
-        entry: "narrow_args",
-        bindings: &[0, 5, 7],
-    },
-    Kernel {
-        entry: "narrow",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "narrow_polygon_polygon",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "narrow_polygon_circle",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "narrow_polygon_bitmask",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "narrow_circle_circle",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "narrow_circle_bitmask",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "narrow_bitmask_bitmask",
-        bindings: TEST_BINDINGS,
-    },
-    Kernel {
-        entry: "long_args",
-        bindings: &[0, 5, 7],
-    },
-    Kernel {
-        entry: "narrow_task",
-        bindings: &[0, 1, 2, 3, 5, 8, 9],
-    },
-    Kernel {
-        entry: "narrow_finish",
-        bindings: &[0, 1, 2, 3, 5, 6, 8],
-    },
-    Kernel {
-        entry: "publish",
-        bindings: &[0, 5, 11],
-    },
-    // Frames with motion (shaders/sweep.wgsl), from SWEEP_KERNELS on.
-    Kernel {
-        entry: "sweep",
-        bindings: &[0, 1, 2, 3, 4, 5, 10, 12],
-    },
-    Kernel {
-        entry: "sweep_hand_over",
-        bindings: &[0, 4, 5, 6, 9, 10, 13, 14],
-    },
-    Kernel {
-        entry: "sweep_long_args",
-        bindings: &[0, 5, 7],
-    },
-    Kernel {
-        entry: "sweep_task",
-        bindings: &[0, 1, 2, 3, 5, 9, 12, 14],
-    },
-    Kernel {
-        entry: "sweep_finish",
-        bindings: &[0, 5, 6, 13, 14],
-    },
-];
+/// The stage's kernels, in dispatch order.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    /// Sizes the dispatches that test candidates.
+    args: Kernel,
+    /// Tests candidates kept in one list.
+    narrow: Kernel,
+    /// Test each kind pair's bin of candidates, in [`PairKind::index`] order ([`pair_kernel_name`]).
+    bins: Vec<Kernel>,
+    long_args: Kernel,
+    task: Kernel,
+    finish: Kernel,
+    publish: Kernel,
+    // Frames with motion (shaders/sweep.wgsl).
+    sweep: Kernel,
+    sweep_hand_over: Kernel,
+    sweep_long_args: Kernel,
+    sweep_task: Kernel,
+    sweep_finish: Kernel,
+}
 
-/// Index in [`KERNELS`] of `sweep`, the first kernel of a frame with motion.
-const SWEEP_KERNELS: usize = 12;
-
-/// Index in [`KERNELS`] of the first kind pair's kernel.
-const FIRST_BIN_KERNEL: usize = 2;
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            args: kernels.find("narrow_args")?,
+            narrow: kernels.find("narrow")?,
+            bins: PairKind::all()
+                .map(|pair| kernels.find(&pair_kernel_name(pair)))
+                .collect::<Result<_, _>>()?,
+            long_args: kernels.find("long_args")?,
+            task: kernels.find("narrow_task")?,
+            finish: kernels.find("narrow_finish")?,
+            publish: kernels.find("publish")?,
+            sweep: kernels.find("sweep")?,
+            sweep_hand_over: kernels.find("sweep_hand_over")?,
+            sweep_long_args: kernels.find("sweep_long_args")?,
+            sweep_task: kernels.find("sweep_task")?,
+            sweep_finish: kernels.find("sweep_finish")?,
+        })
+    }
+}
 
 /// The buffer at each binding number of `shaders/narrow.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[
@@ -142,37 +108,57 @@ pub(crate) struct NarrowFrame {
 /// tests. It never bins (its kernels read the candidates as one list) and never
 /// publishes (recorded frames are static).
 pub(crate) fn dispatch(
-    kernels: &StageKernels,
+    kernels: &StageKernels<Kernels>,
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
     frame: NarrowFrame,
 ) {
-    kernels.dispatch(pass, groups, 0, (1, 1));
+    let k = &kernels.named;
+    let args = &b.dispatch_args;
+    kernels.dispatch(pass, groups, k.args, (1, 1));
     if frame.swept {
-        let args = &b.dispatch_args;
-        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS, args, ARGS_NARROW);
-        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 1, args, ARGS_NARROW);
-        kernels.dispatch(pass, groups, SWEEP_KERNELS + 2, (1, 1));
-        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 3, args, ARGS_TASKS);
-        kernels.dispatch_indirect(pass, groups, SWEEP_KERNELS + 4, args, ARGS_LONG);
+        kernels.dispatch_indirect(pass, groups, k.sweep, args, ARGS_NARROW);
+        kernels.dispatch_indirect(pass, groups, k.sweep_hand_over, args, ARGS_NARROW);
+        kernels.dispatch(pass, groups, k.sweep_long_args, (1, 1));
+        kernels.dispatch_indirect(pass, groups, k.sweep_task, args, ARGS_TASKS);
+        kernels.dispatch_indirect(pass, groups, k.sweep_finish, args, ARGS_LONG);
         return;
     }
     if frame.binned {
-        for kind in 0..PAIR_KINDS {
-            let kernel = FIRST_BIN_KERNEL + kind as usize;
-            kernels.dispatch_indirect(pass, groups, kernel, &b.dispatch_args, ARGS_BINS + kind);
+        for (pair, &kernel) in (0..).zip(&k.bins) {
+            kernels.dispatch_indirect(pass, groups, kernel, args, ARGS_BINS + pair);
         }
     } else {
-        kernels.dispatch_indirect(pass, groups, 1, &b.dispatch_args, ARGS_NARROW);
+        kernels.dispatch_indirect(pass, groups, k.narrow, args, ARGS_NARROW);
     }
-    let next = FIRST_BIN_KERNEL + PAIR_KINDS as usize;
     if frame.long_tests {
-        kernels.dispatch(pass, groups, next, (1, 1));
-        kernels.dispatch_indirect(pass, groups, next + 1, &b.dispatch_args, ARGS_TASKS);
-        kernels.dispatch_indirect(pass, groups, next + 2, &b.dispatch_args, ARGS_LONG);
+        kernels.dispatch(pass, groups, k.long_args, (1, 1));
+        kernels.dispatch_indirect(pass, groups, k.task, args, ARGS_TASKS);
+        kernels.dispatch_indirect(pass, groups, k.finish, args, ARGS_LONG);
     }
     if frame.publish {
-        kernels.dispatch(pass, groups, next + 3, (1, 1));
+        kernels.dispatch(pass, groups, k.publish, (1, 1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_pair_names_its_kernel_by_its_shapes() {
+        let names: Vec<String> = PairKind::all().map(pair_kernel_name).collect();
+        assert_eq!(
+            names,
+            [
+                "narrow_polygon_polygon",
+                "narrow_polygon_circle",
+                "narrow_polygon_bitmask",
+                "narrow_circle_circle",
+                "narrow_circle_bitmask",
+                "narrow_bitmask_bitmask",
+            ]
+        );
     }
 }

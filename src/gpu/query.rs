@@ -22,45 +22,34 @@ use std::ops::Range;
 use bytemuck::{Pod, Zeroable};
 
 use super::buffers::{make_buffer, Slot};
-use super::Kernel;
+use super::{Kernel, KernelFinder, KernelNames};
 use crate::error::{Error, Location};
 use crate::query::QueryBatch;
 
-/// The stage's kernels in dispatch order, with the bindings each one uses.
-pub(crate) const KERNELS: &[Kernel] = &[
-    Kernel {
-        entry: "query",
-        bindings: &[0, 5, 7, 8, 9, 11, 12],
-    },
-    Kernel {
-        entry: "query_args",
-        bindings: &[8, 12, 15],
-    },
-    Kernel {
-        entry: "query_deferred",
-        bindings: &[0, 4, 6, 8, 9, 10, 11, 12, 16],
-    },
-    Kernel {
-        entry: "query_test",
-        bindings: &[0, 1, 2, 3, 8, 9, 10, 12, 13, 14],
-    },
-    Kernel {
-        entry: "query_pick",
-        bindings: &[8, 10, 12, 14],
-    },
-    Kernel {
-        entry: "query_normal",
-        bindings: &[8, 10, 12, 14],
-    },
-];
+/// The stage's kernels, in dispatch order.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    /// Each query's walk of the cells it covers.
+    pub(super) cells: Kernel,
+    pub(super) args: Kernel,
+    pub(super) deferred: Kernel,
+    pub(super) test: Kernel,
+    pub(super) pick: Kernel,
+    pub(super) normal: Kernel,
+}
 
-/// Indices into [`KERNELS`].
-pub(super) const CELLS: usize = 0;
-pub(super) const ARGS: usize = 1;
-pub(super) const DEFERRED: usize = 2;
-pub(super) const TEST: usize = 3;
-pub(super) const PICK: usize = 4;
-pub(super) const NORMAL: usize = 5;
+impl KernelNames for Kernels {
+    fn find(kernels: &mut KernelFinder) -> Result<Self, String> {
+        Ok(Kernels {
+            cells: kernels.find("query")?,
+            args: kernels.find("query_args")?,
+            deferred: kernels.find("query_deferred")?,
+            test: kernels.find("query_test")?,
+            pick: kernels.find("query_pick")?,
+            normal: kernels.find("query_normal")?,
+        })
+    }
+}
 
 /// The buffer at each binding number of `shaders/query.wgsl`.
 pub(crate) const BINDINGS: &[(u32, Slot)] = &[

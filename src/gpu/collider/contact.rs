@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::gpu::buffers::{grown, make_buffer};
 use crate::gpu::contact::{
     depth_of, read_contacts, ContactCounters, ContactPass, ContactSlot, GpuContact, ARGS_FINISH,
-    ARGS_PLAN, ARGS_TASK, BINDINGS, KERNELS, LONG_BYTES, TASK_BYTES,
+    ARGS_PLAN, ARGS_TASK, LONG_BYTES, TASK_BYTES,
 };
 use crate::gpu::readback::read_mapped;
 use crate::packed::DispatchArgs;
@@ -131,7 +131,7 @@ impl GpuCollider {
     /// frame's buffers changed since (or none are built yet).
     fn prepare_contact_pass(&mut self) -> Result<(), Error> {
         if self.contact.pipelines.is_none() {
-            self.contact.pipelines = Some(self.context.contact_pipelines(self.library_binding));
+            self.contact.pipelines = Some(self.context.contact_pipelines(self.library_binding)?);
         }
         let current = match &self.contact.pass {
             Some(pass) => {
@@ -195,29 +195,7 @@ impl GpuCollider {
                 ContactSlot::Args => Some(&args),
             }
         };
-        let groups = KERNELS
-            .iter()
-            .zip(pipelines.iter())
-            .map(|((entry, bindings), pipeline)| {
-                let entries: Vec<wgpu::BindGroupEntry> = bindings
-                    .iter()
-                    // A binding missing from the table (which a test rules out) is left
-                    // out, and wgpu's validation reports it as an error value.
-                    .filter_map(|&binding| {
-                        let slot = BINDINGS.iter().find(|(n, _)| *n == binding)?.1;
-                        Some(wgpu::BindGroupEntry {
-                            binding,
-                            resource: buffer(slot)?.as_entire_binding(),
-                        })
-                    })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(entry),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries: &entries,
-                })
-            })
-            .collect();
+        let groups = pipelines.bind_all_with(device, buffer);
         self.contact.pass = Some(ContactPass {
             contacts,
             counters,
@@ -252,20 +230,12 @@ impl GpuCollider {
                 label: Some("contact"),
                 timestamp_writes: None,
             });
-            let args_at = |slot: u64| slot * size_of::<DispatchArgs>() as u64;
-            let mut kernel = |k: usize, indirect: Option<u64>| {
-                compute.set_pipeline(&pipelines[k]);
-                compute.set_bind_group(0, &pass.groups[k], &[]);
-                match indirect {
-                    Some(slot) => compute.dispatch_workgroups_indirect(&pass.args, args_at(slot)),
-                    None => compute.dispatch_workgroups(1, 1, 1),
-                }
-            };
-            kernel(0, None);
-            kernel(1, Some(ARGS_PLAN));
-            kernel(2, None);
-            kernel(3, Some(ARGS_TASK));
-            kernel(4, Some(ARGS_FINISH));
+            let (k, groups) = (&pipelines.named, &pass.groups);
+            pipelines.dispatch(&mut compute, groups, k.args, (1, 1));
+            pipelines.dispatch_indirect(&mut compute, groups, k.plan, &pass.args, ARGS_PLAN);
+            pipelines.dispatch(&mut compute, groups, k.task_args, (1, 1));
+            pipelines.dispatch_indirect(&mut compute, groups, k.task, &pass.args, ARGS_TASK);
+            pipelines.dispatch_indirect(&mut compute, groups, k.finish, &pass.args, ARGS_FINISH);
         }
         let counter_bytes = size_of::<ContactCounters>() as u64;
         encoder.copy_buffer_to_buffer(&pass.counters, 0, &pass.readback, 0, counter_bytes);

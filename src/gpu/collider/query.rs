@@ -13,12 +13,12 @@ use crate::error::{Error, Location};
 use crate::gpu::buffers::grown;
 use crate::gpu::query::{
     locate, pack, PackedQuery, QueryBuffers, QueryCapacity, QueryCounters, QueryList, QueryParams,
-    QueryPiece, QueryRun, QueryTask, RayAnswer, ARGS, CELLS, DEFERRED, HITS_A_QUERY, HIT_BYTES,
-    KERNELS, NORMAL, PICK, PIECES_A_QUERY, TASKS_A_QUERY, TEST,
+    QueryPiece, QueryRun, QueryTask, RayAnswer, HITS_A_QUERY, HIT_BYTES, PIECES_A_QUERY,
+    TASKS_A_QUERY,
 };
 use crate::gpu::readback::read_mapped;
 use crate::grid::GridParams;
-use crate::packed::{dispatch_size, DispatchArgs, ARGS_DEFERRED, ARGS_TASKS};
+use crate::packed::{dispatch_size, ARGS_DEFERRED, ARGS_TASKS};
 use crate::query::{QueryAnswers, QueryBatch, RayHit};
 
 impl GpuCollider {
@@ -337,9 +337,8 @@ impl GpuCollider {
         let kernels = &self.pipelines.query;
         let b = &self.buffers;
         // Bound afresh each batch: the collider's buffers may have been replaced since.
-        let groups: Vec<wgpu::BindGroup> = (0..KERNELS.len())
-            .map(|k| kernels.bind_with(device, k, |slot| b.get(slot).or_else(|| q.get(slot))))
-            .collect();
+        let groups = kernels.bind_all_with(device, |slot| b.get(slot).or_else(|| q.get(slot)));
+        let k = &kernels.named;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("queries"),
         });
@@ -357,18 +356,13 @@ impl GpuCollider {
                 label: Some("queries"),
                 timestamp_writes: None,
             });
-            kernels.dispatch_with(&mut pass, &groups[CELLS], CELLS, dispatch_size(queries));
-            kernels.dispatch_with(&mut pass, &groups[ARGS], ARGS, (1, 1));
-            let indirect = |pass: &mut wgpu::ComputePass, k: usize, slot: u32| {
-                pass.set_pipeline(kernels.pipeline(k));
-                pass.set_bind_group(0, &groups[k], &[]);
-                let offset = slot as u64 * size_of::<DispatchArgs>() as u64;
-                pass.dispatch_workgroups_indirect(&b.dispatch_args, offset);
-            };
-            indirect(&mut pass, DEFERRED, ARGS_DEFERRED);
-            kernels.dispatch_with(&mut pass, &groups[ARGS], ARGS, (1, 1));
-            for k in [TEST, PICK, NORMAL] {
-                indirect(&mut pass, k, ARGS_TASKS);
+            let args = &b.dispatch_args;
+            kernels.dispatch(&mut pass, &groups, k.cells, dispatch_size(queries));
+            kernels.dispatch(&mut pass, &groups, k.args, (1, 1));
+            kernels.dispatch_indirect(&mut pass, &groups, k.deferred, args, ARGS_DEFERRED);
+            kernels.dispatch(&mut pass, &groups, k.args, (1, 1));
+            for kernel in [k.test, k.pick, k.normal] {
+                kernels.dispatch_indirect(&mut pass, &groups, kernel, args, ARGS_TASKS);
             }
         }
         let counter_bytes = size_of::<QueryCounters>() as u64;
