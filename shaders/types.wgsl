@@ -1,4 +1,4 @@
-// Structs and helpers shared by every stage. Each struct mirrors the Rust struct of the
+// Structs shared by every stage, and the helpers that lay out their contents. Each struct mirrors the Rust struct of the
 // same name in src/packed.rs; the constants (WORKGROUP_SIZE, DISPATCH_WIDTH, SHAPE_*)
 // are prepended from Rust so both sides use one definition.
 
@@ -217,19 +217,6 @@ fn global_index(workgroup: vec3<u32>, local: u32) -> u32 {
     return workgroup_index(workgroup) * WORKGROUP_SIZE + local;
 }
 
-// Rotates `v` by the rotation stored as (cos, sin).
-fn rotate(v: vec2<f32>, rotation: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(rotation.x * v.x - rotation.y * v.y, rotation.y * v.x + rotation.x * v.y);
-}
-
-fn filters_agree(a: BodyInfo, b: BodyInfo) -> bool {
-    return (a.layer & b.mask) != 0u && (b.layer & a.mask) != 0u;
-}
-
-fn aabbs_overlap(a: Aabb, b: Aabb) -> bool {
-    return all(a.min <= b.max) && all(b.min <= a.max);
-}
-
 // The kind pair (PAIR_*) of two shapes of kinds `a` and `b` (SHAPE_*), numbered as
 // `PairKind::index`: the pairs of lower kind `low` start after those of every kind below
 // it, at low·(2·SHAPE_KINDS + 1 − low)/2, in the order of their higher kind.
@@ -281,51 +268,4 @@ struct DispatchArgs {
 fn dispatch_for(count: u32) -> DispatchArgs {
     let groups = (count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     return DispatchArgs(min(groups, DISPATCH_WIDTH), (groups + DISPATCH_WIDTH - 1u) / DISPATCH_WIDTH, 1u);
-}
-
-// Where the segment start + t·delta, t in [0, 1], first enters the closed disc of
-// `radius` about the origin. Twin of geometry::disc_entry, which says why it is computed
-// along the segment (no cancellation, no overflow) rather than from the quadratic.
-struct DiscEntry {
-    hit: bool,
-    t: f32,
-    // The point of the circle it enters by; (0, 0) when it starts in the disc (t = 0).
-    point: vec2<f32>,
-}
-
-fn disc_entry(start: vec2<f32>, radius: f32, delta: vec2<f32>) -> DiscEntry {
-    let missed = DiscEntry(false, 0.0, vec2<f32>(0.0));
-    if scaled_length(start) <= radius {
-        return DiscEntry(true, 0.0, vec2<f32>(0.0));
-    }
-    let largest = max(abs(delta.x), abs(delta.y));
-    if largest == 0.0 {
-        return missed;
-    }
-    let d = delta / largest;
-    let reach = length(d);
-    let u = d / reach;
-    let across = vec2<f32>(-u.y, u.x);
-    let along = -dot(start, u);
-    let side = dot(start, across);
-    // Written so that a number that is not one misses.
-    if !(along > 0.0 && abs(side) <= radius) {
-        return missed;
-    }
-    let half = sqrt((radius - abs(side)) * (radius + abs(side)));
-    let run = max(along - half, 0.0) / largest;
-    if !(run <= reach) {
-        return missed;
-    }
-    return DiscEntry(true, min(run / reach, 1.0), across * side - u * half);
-}
-
-// |v| without overflow, v scaled by its largest component first. Twin of
-// geometry::scaled_length.
-fn scaled_length(v: vec2<f32>) -> f32 {
-    let largest = max(abs(v.x), abs(v.y));
-    if largest == 0.0 || largest > 3.4e38 {
-        return largest;
-    }
-    return largest * length(v / largest);
 }

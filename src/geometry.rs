@@ -1,7 +1,7 @@
-//! Geometry and filter helpers, the Rust twin of the functions in `shaders/types.wgsl`
-//! (whose structs `packed` mirrors): rotating a point, testing two filters or two boxes,
-//! entering a disc. Every stage uses them; they are written once here for the CPU twins,
-//! operation for operation as the WGSL, so that the two paths round alike.
+//! Geometry and filter helpers, the Rust twin of `shaders/geometry.wgsl`: rotating a
+//! point, testing two filters or two boxes, entering a disc. Every stage uses them; they
+//! are written once here for the CPU twins, operation for operation as the WGSL, so
+//! that the two paths round alike.
 
 use glam::Vec2;
 

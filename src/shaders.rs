@@ -162,7 +162,7 @@ impl Stage {
     }
 
     /// The WGSL files the stage's module is made of, after the constants, in this order:
-    /// `shaders/types.wgsl`; for the stages that read the shape library, its binding in
+    /// `shaders/types.wgsl` and `shaders/geometry.wgsl`; for the stages that read the shape library, its binding in
     /// the form `library` (`shaders/library_storage.wgsl` or
     /// `shaders/library_uniform.wgsl`) and `shaders/library.wgsl`; for the stages that
     /// build or read the grid, `shaders/grid.wgsl`; the stage's own file (for the narrow
@@ -171,7 +171,10 @@ impl Stage {
     /// reads of the grid in the form `grid` (`shaders/walk_storage.wgsl` or
     /// `shaders/walk_uniform.wgsl`), which use the stage's own declarations.
     pub fn parts(self, library: LibraryBinding, grid: GridBinding) -> Vec<&'static str> {
-        let mut parts = vec![include_str!("../shaders/types.wgsl")];
+        let mut parts = vec![
+            include_str!("../shaders/types.wgsl"),
+            include_str!("../shaders/geometry.wgsl"),
+        ];
         if self.reads_library() {
             parts.extend([library.wgsl(), include_str!("../shaders/library.wgsl")]);
         }

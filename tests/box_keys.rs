@@ -123,9 +123,10 @@ fn meeting_case(rng: &mut Rng, params: &GridParams, level: u32) -> KeyCase {
 fn gpu_keys(context: &GpuContext, base_cell: f32, cases: &[KeyCase]) -> Vec<[u32; 4]> {
     let device = &context.device;
     let source = format!(
-        "{}\n{}\n{}\n{}",
+        "{}\n{}\n{}\n{}\n{}",
         wgsl_constants(),
         include_str!("../shaders/types.wgsl"),
+        include_str!("../shaders/geometry.wgsl"),
         include_str!("../shaders/grid.wgsl"),
         KERNEL
     );
