@@ -46,28 +46,43 @@
 //! reading positions from the game's own buffer and leaving the pairs on the GPU for its
 //! passes ([`gpu::PAIRS_WGSL`]); [`TouchTracker`] turns pairs into began/ended events.
 
+#![warn(missing_docs)]
+
+// The modules marked `doc(hidden)` below (the GPU data layout, the grid, the shader
+// sources, the command line's benchmark and drawing) are public only so that the
+// `gpu-collide` command, the test suite and the benchmarks can reach them; they are not
+// part of the API and may change in any release.
+
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod bench;
 pub mod body;
+#[doc(hidden)]
 pub mod cell_size;
 pub mod collider;
 pub mod contact;
 pub mod cpu;
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod draw;
 pub mod error;
 #[cfg(feature = "generate")]
 pub mod generate;
+#[doc(hidden)]
 pub mod geometry;
 pub mod gpu;
+#[doc(hidden)]
 pub mod grid;
 pub mod library;
 pub mod motion;
+#[doc(hidden)]
 pub mod packed;
 pub mod pair;
+#[doc(hidden)]
 pub mod pair_sort;
 pub mod query;
 pub mod scene;
+#[doc(hidden)]
 pub mod shaders;
 pub mod shapes;
 pub mod touch;

@@ -7,13 +7,20 @@
 //! - [`CpuCollider`]: the cpu backend, the same stages as the GPU (grid broad phase)
 //!   run on every core, checked against the reference.
 
+#[doc(hidden)]
 pub mod bounds;
+#[doc(hidden)]
 pub mod broad;
+#[doc(hidden)]
 pub mod contact;
+#[doc(hidden)]
 pub mod narrow;
+#[doc(hidden)]
 pub mod placed;
+#[doc(hidden)]
 pub mod query;
 pub mod reference;
+#[doc(hidden)]
 pub mod sweep;
 
 pub use reference::ReferenceCollider;

@@ -119,26 +119,47 @@ pub(crate) struct WalkCopies {
 /// the name of the WGSL variable at that binding ([`Slot::wgsl_names`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
+    /// The frame's parameters ([`crate::packed::Params`]).
     Params,
+    /// The shape library's words.
     Library,
+    /// Each body's position and rotation.
     Transforms,
+    /// Each body's shape and filter.
     Infos,
+    /// Each body's world box.
     Aabbs,
+    /// The broad phase's candidate pairs, in bins by kind pair.
     Candidates,
+    /// The verdicts of long tests' chunks.
     Verdicts,
+    /// The frame's counters ([`crate::packed::Counters`]).
     Counters,
+    /// The pairs found, after their header.
     Pairs,
+    /// Each body's cell, level and filter in the grid.
     BodyCells,
+    /// The grid's hash table of buckets.
     Buckets,
+    /// The grid's entries, grouped by bucket.
     GridEntries,
+    /// What the grid measured of its levels ([`crate::packed::GridInfo`]).
     GridInfo,
+    /// Pieces of crowded cells handed over by the broad phase.
     Deferred,
+    /// Candidates whose test takes more than one chunk.
     LongPairs,
+    /// The chunks of those tests.
     Tasks,
+    /// The indirect dispatches' workgroup counts.
     DispatchArgs,
+    /// The pairs' header a caller's shaders read.
     Header,
+    /// Each body's displacement over the frame.
     Velocities,
+    /// The times of impact of swept pairs.
     Tois,
+    /// Swept candidates whose test takes more than one chunk.
     SweptLongPairs,
     /// The caller's buffer of bodies (`GpuCollider::record_from_buffer`), bound frame by frame.
     Source,

@@ -3,18 +3,26 @@
 //! helper, and [`GpuCollider`], which owns the buffers and runs a frame.
 
 mod bins;
+#[doc(hidden)]
 pub mod bounds;
+#[doc(hidden)]
 pub mod broad;
 mod buffers;
+#[doc(hidden)]
 pub use buffers::Slot;
 mod collider;
+#[doc(hidden)]
 pub mod contact;
 mod kernels;
+#[doc(hidden)]
 pub use kernels::{reflect, EntryBindings};
 pub(crate) use kernels::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
+#[doc(hidden)]
 pub mod narrow;
 mod pending;
+#[doc(hidden)]
 pub mod query;
+#[doc(hidden)]
 pub mod readback;
 mod record;
 mod sweep;
@@ -386,6 +394,7 @@ impl GpuContext {
     }
 }
 
+#[doc(hidden)]
 /// Invocations an llvmpipe adapter runs in lockstep, from the vector width its name
 /// gives (`llvmpipe (LLVM 15.0.6, 256 bits)` runs 8 lanes of 32 bits); `None` for
 /// other adapters, which have no loop cap.
@@ -518,6 +527,7 @@ pub async fn usable_adapters() -> Result<Vec<wgpu::Adapter>, Error> {
     Ok(adapters)
 }
 
+#[doc(hidden)]
 /// The buffer the host binds at each binding number of each module (a stage's, by
 /// [`Stage::name`], or `contact`), as the WGSL variable names it may have; a test
 /// checks them against the shaders.
@@ -540,6 +550,7 @@ pub fn binding_names() -> Vec<(&'static str, u32, &'static [&'static str])> {
     stages.chain(contact).collect()
 }
 
+#[doc(hidden)]
 /// One kernel the host compiles, as [`kernel_bindings`] lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelBindings {
@@ -551,6 +562,7 @@ pub struct KernelBindings {
     pub kernel: EntryBindings,
 }
 
+#[doc(hidden)]
 /// Every kernel the host compiles, from every module in every form, with the bindings
 /// naga finds each using, as compiling the stages would find them but without a
 /// device; or the first disagreement between a shader and the host: a module naga
