@@ -6,8 +6,8 @@
 //! call to the answer, median of `FRAMES` calls after two of warm-up.
 //!
 //! ```text
-//! cargo run --release --example query_timing -- 100000 10      # bodies, calls
-//! cargo run --release --example query_timing -- 100000 10 7    # and the seed
+//! cargo bench --bench query_timing -- 100000 10      # bodies, calls
+//! cargo bench --bench query_timing -- 100000 10 7    # and the seed
 //! ```
 
 use std::time::Instant;
@@ -41,6 +41,7 @@ fn answers(collider: &mut dyn Collider, bodies: &[Body], batch: &QueryBatch) -> 
 
 fn main() {
     let mut args = std::env::args()
+        .filter(|a| a != "--bench")
         .skip(1)
         .filter_map(|a| a.parse::<usize>().ok());
     let bodies = args.next().unwrap_or(100_000);

@@ -5,7 +5,7 @@
 //! `$TMPDIR/contact-timing-KIND-N.json`, for timing the command line on the same file.
 //!
 //! ```text
-//! cargo run --release --example contact_timing -- 10000 20
+//! cargo bench --bench contact_timing -- 10000 20
 //! ```
 
 use std::time::Instant;
@@ -44,6 +44,7 @@ fn report(name: &str, frames: usize, collider: &mut dyn Collider, bodies: &[Body
 
 fn main() {
     let mut args = std::env::args()
+        .filter(|a| a != "--bench")
         .skip(1)
         .filter_map(|a| a.parse::<usize>().ok());
     let bodies = args.next().unwrap_or(10_000);

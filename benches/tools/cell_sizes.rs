@@ -4,7 +4,7 @@
 //! scene".
 //!
 //! ```text
-//! cargo run --release --example cell_sizes -- level.json other.json bullet-hell
+//! cargo bench --bench cell_sizes -- level.json other.json bullet-hell
 //! ```
 
 use gpu_collide::cell_size::{choose_grid, reads, MULTIPLES, SAMPLE};
@@ -15,7 +15,10 @@ use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::Scene;
 
 fn main() {
-    let names: Vec<String> = std::env::args().skip(1).collect();
+    let names: Vec<String> = std::env::args()
+        .filter(|a| a != "--bench")
+        .skip(1)
+        .collect();
     if names.is_empty() {
         eprintln!("usage: cell_sizes SCENE.json|bullet-hell ...");
         std::process::exit(2);

@@ -4,7 +4,7 @@
 //! size of the record the kernel loads (`src/packed.rs`).
 //!
 //! ```text
-//! cargo run --release --example frame_counts -- 100000 1000000
+//! cargo bench --bench frame_counts -- 100000 1000000
 //! ```
 
 use std::mem::size_of;
@@ -20,6 +20,7 @@ use gpu_collide::packed::{Aabb, BodyCell, BodyInfo, BodyTransform, BUCKETS_PER_T
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()
+        .filter(|a| a != "--bench")
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
