@@ -1,6 +1,7 @@
 //! The GPU path: picking an adapter and opening a device ([`GpuContext`]), the
 //! stages' pipelines (one module each, named as their WGSL file), the one readback
-//! helper, and [`GpuCollider`], which owns the buffers and runs a frame.
+//! helper, the frame pipeline, which owns the kernels and buffers, and [`GpuCollider`],
+//! which runs a frame on it.
 
 mod bins;
 pub mod bounds;
@@ -14,6 +15,7 @@ pub use kernels::{reflect, EntryBindings};
 pub(crate) use kernels::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
 pub mod narrow;
 mod pending;
+mod pipeline;
 pub mod query;
 pub mod readback;
 mod record;
