@@ -138,8 +138,6 @@ pub(super) const ARGS_FINISH: u32 = 2;
 /// has run, the buffers and bind groups.
 #[derive(Debug, Default)]
 pub(crate) struct ContactState {
-    /// Set while a contact frame runs, so that each run records the pass.
-    pub(crate) active: bool,
     pub(super) pipelines: Option<Arc<ContactKernels>>,
     pub(super) pass: Option<ContactPass>,
 }

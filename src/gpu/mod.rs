@@ -1,6 +1,7 @@
 //! The GPU path: picking an adapter and opening a device ([`GpuContext`]), the
 //! stages' pipelines (one module each, named as their WGSL file), the one readback
-//! helper, and [`GpuCollider`], which owns the buffers and runs a frame.
+//! helper, the frame pipeline, which owns the kernels and buffers, and [`GpuCollider`],
+//! which runs a frame on it.
 
 mod bins;
 #[doc(hidden)]
@@ -20,6 +21,7 @@ pub(crate) use kernels::{Kernel, KernelFinder, KernelNames, StageGroups, StageKe
 #[doc(hidden)]
 pub mod narrow;
 mod pending;
+mod pipeline;
 #[doc(hidden)]
 pub mod query;
 #[doc(hidden)]

@@ -3,11 +3,12 @@
 
 use std::mem::size_of;
 
-use super::{FrameResult, GpuCollider};
+use super::GpuCollider;
 use crate::body::Body;
 use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
 use crate::error::Error;
 use crate::gpu::pending::{InFlight, PendingFrame, Work, MAX_FRAMES_IN_FLIGHT};
+use crate::gpu::pipeline::FrameResult;
 use crate::gpu::readback::{MapOutcome, CALLBACK_WAIT, PAIRS_AT};
 use crate::gpu::sweep::HOST_TOI;
 
@@ -63,16 +64,16 @@ impl GpuCollider {
     }
 
     fn submit_frame(&mut self, bodies: &[Body]) -> Result<Work, Error> {
-        let count = self.prepare(bodies)?;
+        let count = self.pipeline.prepare(bodies)?;
         // A frame with motion sweeps, and reads back its times of impact after the pairs:
         // a pair the GPU left to the host (`super::sweep::HOST_TOI`) sends the frame
         // through the blocking path.
         let swept = crate::motion::any_moving(bodies);
         if swept {
-            self.upload_velocities(bodies);
+            self.pipeline.upload_velocities(bodies);
         }
         let limit = self.max_pairs().min(1 << 31);
-        let pair_capacity = self.pair_capacity();
+        let pair_capacity = self.pipeline.pair_capacity();
         let tois_at = PAIRS_AT + pair_capacity as u64 * size_of::<Pair>() as u64;
         let size = tois_at + if swept { pair_capacity as u64 * 4 } else { 0 };
         let readback = match self.frames.spare.iter().position(|b| b.size() >= size) {
@@ -88,8 +89,15 @@ impl GpuCollider {
                 }),
         };
         let toi_target = swept.then_some((&readback, tois_at));
-        let timed = self.stage_timer().is_some();
-        let submission = self.submit_run(count, (0, count), limit as u32, &readback, toi_target);
+        let timed = self.stage_timing();
+        let submission = self.pipeline.submit_run(
+            count,
+            (0, count),
+            limit as u32,
+            &readback,
+            toi_target,
+            timed,
+        );
         let mapped = MapOutcome::default();
         readback.map_async(wgpu::MapMode::Read, .., mapped.callback());
         Ok(Work {
@@ -98,7 +106,7 @@ impl GpuCollider {
             mapped,
             bodies: bodies.to_vec(),
             pair_capacity,
-            room: self.room(),
+            room: self.pipeline.room(),
             limit,
             swept,
             timed,
@@ -184,7 +192,9 @@ impl GpuCollider {
         work.mapped.wait(CALLBACK_WAIT)?;
         let result = match work.readback.get_mapped_range(..) {
             Ok(view) => {
-                let result = self.frame_result(&view, work.pair_capacity, work.timed);
+                let result = self
+                    .pipeline
+                    .frame_result(&view, work.pair_capacity, work.timed);
                 let tois_at = PAIRS_AT as usize + work.pair_capacity as usize * size_of::<Pair>();
                 // Read only when the pairs fit (a frame that overflowed runs again).
                 let stored = result.pairs.len().min(work.pair_capacity as usize);
@@ -207,7 +217,7 @@ impl GpuCollider {
             },
             to_host,
         ) = result?;
-        self.note_kind_counts(&c, work.swept);
+        self.pipeline.note_kind_counts(&c, work.swept);
         let clean = !to_host
             && c.unfinished == 0
             && c.overflowed_bins == 0

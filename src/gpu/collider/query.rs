@@ -7,18 +7,15 @@ use std::ops::Range;
 
 use glam::Vec2;
 
-use super::{body_count, GpuCollider};
+use super::GpuCollider;
 use crate::body::Body;
 use crate::error::{Error, Location};
 use crate::gpu::buffers::grown;
+use crate::gpu::pipeline::body_count;
 use crate::gpu::query::{
-    locate, pack, PackedQuery, QueryBuffers, QueryCapacity, QueryCounters, QueryList, QueryParams,
-    QueryPiece, QueryRun, QueryTask, RayAnswer, HITS_A_QUERY, HIT_BYTES, PIECES_A_QUERY,
-    TASKS_A_QUERY,
+    locate, pack, QueryCapacity, QueryList, QueryPiece, QueryTask, HITS_A_QUERY, HIT_BYTES,
+    PIECES_A_QUERY, TASKS_A_QUERY,
 };
-use crate::gpu::readback::read_mapped;
-use crate::grid::GridParams;
-use crate::packed::{dispatch_size, ARGS_DEFERRED, ARGS_TASKS};
 use crate::query::{QueryAnswers, QueryBatch, RayHit};
 
 impl GpuCollider {
@@ -60,35 +57,16 @@ impl GpuCollider {
             return Ok(answers);
         }
         let count = body_count(bodies)?;
-        self.grow_bodies(count)?;
-        self.upload_query_bodies(bodies);
+        self.pipeline.grow_bodies(count)?;
+        self.pipeline.upload_query_bodies(bodies);
         // The grid's cells are sized for the queries (`choose_query_grid`); the pairs'
         // grid is put back afterwards, for frames whose infos match these.
-        let query_grid = self.query_grid_params(batch);
-        let pairs_grid = std::mem::replace(&mut self.grid, query_grid);
+        let query_grid = self.pipeline.query_grid_params(batch);
+        let pairs_grid = self.pipeline.replace_grid(query_grid);
         let answered = self.answer(count, batch, &mut answers);
-        self.grid = pairs_grid;
+        self.pipeline.replace_grid(pairs_grid);
         answered.map(|()| answers)
     }
-
-    /// The grid for `batch` over the uploaded bodies, chosen again when they or the
-    /// batch's counts change.
-    fn query_grid_params(&mut self, batch: &QueryBatch) -> GridParams {
-        let (library, infos, transforms) = (&self.library, &self.uploaded_infos, &self.transforms);
-        self.query_grid.params(library, infos, transforms, batch)
-    }
-
-    /// The most items each of the queries' buffers may hold: one storage binding each.
-    fn query_room(&self) -> QueryCapacity {
-        QueryCapacity {
-            // The rays' answers, 16 bytes a query, fit where the queries do.
-            queries: self.binding_items(size_of::<PackedQuery>().max(size_of::<RayAnswer>())),
-            tasks: self.binding_items(size_of::<QueryTask>()),
-            pieces: self.binding_items(size_of::<QueryPiece>()),
-            hits: self.binding_items(HIT_BYTES),
-        }
-    }
-
     /// Answers the batch over the `count` uploaded bodies with the grid in place, into
     /// `answers`: in slices of as many queries as the first guess of their lists fits
     /// the device's buffers (and [`GpuCollider::query_slice`] allows), in the batch's
@@ -99,7 +77,7 @@ impl GpuCollider {
         batch: &QueryBatch,
         answers: &mut QueryAnswers,
     ) -> Result<(), Error> {
-        let room = self.query_room();
+        let room = self.pipeline.query_room();
         let fits = room
             .queries
             .min(room.tasks / TASKS_A_QUERY)
@@ -130,7 +108,7 @@ impl GpuCollider {
         build_grid: &mut bool,
         answers: &mut QueryAnswers,
     ) -> Result<(), Error> {
-        let room = self.query_room();
+        let room = self.pipeline.query_room();
         let queries = range.len() as u32;
         let within = |n: usize| (n.clamp(range.start, range.end) - range.start) as u32;
         let rays = within(batch.rays.len());
@@ -141,14 +119,13 @@ impl GpuCollider {
             pieces: grown(queries.saturating_mul(PIECES_A_QUERY)).min(room.pieces),
             hits: grown(queries.saturating_mul(HITS_A_QUERY)).min(room.hits),
         };
-        self.ensure_query_buffers(wanted, room)?;
+        self.pipeline.ensure_query_buffers(wanted, room)?;
         let packed = pack(batch, range.clone());
         let run = loop {
-            if let Some(q) = &self.query_buffers {
-                let queue = &self.context.queue;
-                queue.write_buffer(&q.queries, 0, bytemuck::cast_slice(&packed));
-            }
-            let run = self.run_queries(bodies, queries, rays, boxes_from, *build_grid)?;
+            self.pipeline.write_queries(&packed);
+            let run = self
+                .pipeline
+                .run_queries(bodies, queries, rays, boxes_from, *build_grid)?;
             *build_grid = false;
             let c = run.counters;
             if c.unfinished > 0 {
@@ -159,7 +136,7 @@ impl GpuCollider {
                     c.unfinished
                 )));
             }
-            let Some(cap) = self.query_buffers.as_ref().map(|q| q.capacity) else {
+            let Some(cap) = self.pipeline.query_capacity() else {
                 return Err(Error::Gpu("the query buffers were not made".into()));
             };
             if c.pieces <= cap.pieces && c.tasks <= cap.tasks && c.hits <= cap.hits {
@@ -190,7 +167,7 @@ impl GpuCollider {
             if lists.iter().any(|l| l.count > l.room) {
                 return self.answer_in_slices(bodies, batch, range, build_grid, answers, &lists);
             }
-            self.ensure_query_buffers(
+            self.pipeline.ensure_query_buffers(
                 QueryCapacity {
                     queries,
                     tasks: cap.tasks.max(grown(c.tasks)).min(room.tasks),
@@ -269,132 +246,5 @@ impl GpuCollider {
             self.answer_slice(bodies, batch, first..end, build_grid, answers)?;
         }
         Ok(())
-    }
-
-    /// Makes the query buffers, or makes them again larger, to hold `wanted`, each
-    /// within `room`; the batch's queries are to be uploaded afterwards.
-    fn ensure_query_buffers(
-        &mut self,
-        wanted: QueryCapacity,
-        room: QueryCapacity,
-    ) -> Result<(), Error> {
-        let fits = self.query_buffers.as_ref().is_some_and(|q| {
-            let c = q.capacity;
-            c.queries >= wanted.queries
-                && c.tasks >= wanted.tasks
-                && c.pieces >= wanted.pieces
-                && c.hits >= wanted.hits
-        });
-        if fits {
-            return Ok(());
-        }
-        let capacity = match self.query_buffers.as_ref().map(|q| q.capacity) {
-            Some(c) => QueryCapacity {
-                queries: c.queries.max(grown(wanted.queries).min(room.queries)),
-                tasks: c.tasks.max(wanted.tasks),
-                pieces: c.pieces.max(wanted.pieces),
-                hits: c.hits.max(wanted.hits),
-            },
-            None => QueryCapacity {
-                queries: grown(wanted.queries).min(room.queries),
-                ..wanted
-            },
-        };
-        // The old buffers go first: at their largest they are a binding each.
-        self.query_buffers = None;
-        self.query_buffers = Some(QueryBuffers::new(&self.context.device, capacity)?);
-        Ok(())
-    }
-
-    /// Runs the query kernels once over `queries` queries (the first `rays` rays, boxes
-    /// from `boxes_from`), after bounds and the grid over the `bodies` bodies when
-    /// `build_grid` (later slices of a batch read the grid the first one built), and
-    /// reads back what they found.
-    fn run_queries(
-        &self,
-        bodies: u32,
-        queries: u32,
-        rays: u32,
-        boxes_from: u32,
-        build_grid: bool,
-    ) -> Result<QueryRun, Error> {
-        let (device, queue) = (&self.context.device, &self.context.queue);
-        let q = self
-            .query_buffers
-            .as_ref()
-            .ok_or_else(|| Error::Gpu("the query buffers were not made".into()))?;
-        let c = q.capacity;
-        let params = QueryParams {
-            query_count: queries,
-            rays,
-            boxes_from,
-            task_capacity: c.tasks,
-            piece_capacity: c.pieces,
-            hit_capacity: c.hits,
-            pad: [0; 2],
-        };
-        queue.write_buffer(&q.params, 0, bytemuck::bytes_of(&params));
-        let kernels = &self.pipelines.query;
-        let b = &self.buffers;
-        // Bound afresh each batch: the collider's buffers may have been replaced since.
-        let groups = kernels.bind_all_with(device, |slot| b.get(slot).or_else(|| q.get(slot)));
-        let k = &kernels.named;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("queries"),
-        });
-        if build_grid {
-            self.encode_grid(&mut encoder, bodies);
-        }
-        encoder.clear_buffer(&q.counters, 0, None);
-        encoder.clear_buffer(
-            &q.ray_answers,
-            0,
-            Some(rays.max(1) as u64 * size_of::<RayAnswer>() as u64),
-        );
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("queries"),
-                timestamp_writes: None,
-            });
-            let args = &b.dispatch_args;
-            kernels.dispatch(&mut pass, &groups, k.cells, dispatch_size(queries));
-            kernels.dispatch(&mut pass, &groups, k.args, (1, 1));
-            kernels.dispatch_indirect(&mut pass, &groups, k.deferred, args, ARGS_DEFERRED);
-            kernels.dispatch(&mut pass, &groups, k.args, (1, 1));
-            for kernel in [k.test, k.pick, k.normal] {
-                kernels.dispatch_indirect(&mut pass, &groups, kernel, args, ARGS_TASKS);
-            }
-        }
-        let counter_bytes = size_of::<QueryCounters>() as u64;
-        let ray_bytes = rays as u64 * size_of::<RayAnswer>() as u64;
-        encoder.copy_buffer_to_buffer(&q.counters, 0, &q.readback, 0, counter_bytes);
-        if ray_bytes > 0 {
-            encoder.copy_buffer_to_buffer(&q.ray_answers, 0, &q.readback, counter_bytes, ray_bytes);
-        }
-        encoder.copy_buffer_to_buffer(&q.hits, 0, &q.hit_readback, 0, q.hits.size());
-        queue.submit([encoder.finish()]);
-        let (counters, rays) = read_mapped(device, &q.readback, |bytes| {
-            let counters: QueryCounters =
-                bytemuck::pod_read_unaligned(&bytes[..counter_bytes as usize]);
-            let rays = bytes[counter_bytes as usize..][..ray_bytes as usize]
-                .chunks_exact(size_of::<RayAnswer>())
-                .map(bytemuck::pod_read_unaligned::<RayAnswer>)
-                .collect();
-            (counters, rays)
-        })?;
-        let stored = counters.hits.min(c.hits) as usize;
-        let hits = read_mapped(device, &q.hit_readback, |bytes| {
-            bytes[..stored * HIT_BYTES]
-                .chunks_exact(HIT_BYTES)
-                .map(bytemuck::pod_read_unaligned::<[u32; 2]>)
-                .collect()
-        })?;
-        let run = QueryRun {
-            counters,
-            rays,
-            hits,
-        };
-        self.context.check_uncaptured()?;
-        Ok(run)
     }
 }

@@ -4,15 +4,16 @@
 
 use std::mem::size_of;
 
-use super::{body_count, GpuCollider, Run, SourceBinding};
+use super::GpuCollider;
 use crate::body::Body;
 use crate::error::{Error, Location, SceneError};
+use crate::gpu::bins;
 use crate::gpu::buffers::{binding_limit, grown, Capacity};
+use crate::gpu::pipeline::{body_count, Run, SourceBinding};
 use crate::gpu::record::{
     BodyLayout, MapFlag, Recorded, RecordedCounts, RecordedFrame, SlotState, StatusSlot,
     MAX_STATUS_SLOTS, STATUS_BYTES,
 };
-use crate::gpu::{bins, bounds};
 use crate::packed::{Counters, PairsHeader, NO_SOURCE_ANGLE};
 
 impl GpuCollider {
@@ -95,25 +96,20 @@ impl GpuCollider {
         let count = body_count(bodies)?;
         let source = match source {
             None => {
-                self.prepare(bodies)?;
+                self.pipeline.prepare(bodies)?;
                 None
             }
             Some((buffer, layout)) => {
                 let span = self.check_source(buffer, &layout, count)?;
-                self.grow_bodies(count)?;
-                self.upload_infos(bodies, false);
+                self.pipeline.grow_bodies(count)?;
+                self.pipeline.upload_infos(bodies, false);
                 let group = (span > 0).then(|| {
                     let binding = wgpu::BufferBinding {
                         buffer,
                         offset: 0,
                         size: std::num::NonZeroU64::new(span.next_multiple_of(4)),
                     };
-                    bounds::source_group(
-                        &self.context().device,
-                        &self.pipelines.bounds,
-                        &self.buffers,
-                        binding,
-                    )
+                    self.pipeline.bind_source(binding)
                 });
                 let words = |bytes: u64| (bytes / 4) as u32;
                 group.map(|group| SourceBinding {
@@ -136,23 +132,17 @@ impl GpuCollider {
             publish: true,
             swept: false,
         };
-        self.encode_run(encoder, &run);
+        self.pipeline.encode_run(encoder, &run);
         let frame = self.recordings.next_frame;
         self.recordings.next_frame += 1;
         let recorded = Recorded { frame, limit };
-        let (counters, header) = (self.buffers.counters.clone(), self.buffers.header.clone());
-        if let Some(slot) = self.status_slot() {
-            let at = size_of::<Counters>() as u64;
-            encoder.copy_buffer_to_buffer(&counters, 0, &slot.buffer, 0, at);
-            encoder.copy_buffer_to_buffer(&header, 0, &slot.buffer, at, STATUS_BYTES - at);
+        let device = &self.pipeline.context().device;
+        if let Some(slot) = status_slot(&mut self.recordings.slots, device) {
+            self.pipeline
+                .copy_status(encoder, &slot.buffer, STATUS_BYTES);
             slot.state = SlotState::Recorded(recorded);
         }
-        Ok(RecordedFrame {
-            frame,
-            pairs: self.buffers.pairs.clone(),
-            header: self.buffers.header.clone(),
-            pair_capacity: self.capacity.pairs,
-        })
+        Ok(self.pipeline.recorded_frame(frame))
     }
 
     /// Checks the caller's buffer against the layout and the device; gives the bytes the
@@ -193,32 +183,6 @@ impl GpuCollider {
         Ok(span)
     }
 
-    /// A free count buffer, made if none is and fewer than [`MAX_STATUS_SLOTS`] exist.
-    fn status_slot(&mut self) -> Option<&mut StatusSlot> {
-        let slots = &mut self.recordings.slots;
-        let free = slots
-            .iter()
-            .position(|s| matches!(s.state, SlotState::Free));
-        let index = match free {
-            Some(index) => index,
-            None if slots.len() < MAX_STATUS_SLOTS => {
-                let buffer = self.context.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("recorded counts"),
-                    size: STATUS_BYTES,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                slots.push(StatusSlot {
-                    buffer,
-                    state: SlotState::Free,
-                });
-                slots.len() - 1
-            }
-            None => return None,
-        };
-        slots.get_mut(index)
-    }
-
     /// Maps the count buffers of submitted frames (with `submitted`, every recorded one:
     /// the caller records a frame only after submitting the one before) and reads those
     /// mapped already, never waiting; acts on what they say.
@@ -237,7 +201,7 @@ impl GpuCollider {
             }
         }
         // Runs the callbacks of mappings that finished; never waits.
-        self.context
+        self.context()
             .device
             .poll(wgpu::PollType::Poll)
             .map_err(|e| Error::Gpu(format!("polling the device failed: {e}")))?;
@@ -295,7 +259,7 @@ impl GpuCollider {
                 complete: header.complete == 1,
             });
             self.note_candidates(c.candidates as u64);
-            self.note_kind_counts(c, false);
+            self.pipeline.note_kind_counts(c, false);
         }
         if c.unfinished > 0 {
             return Err(Error::Gpu(format!(
@@ -324,7 +288,7 @@ impl GpuCollider {
             });
         }
         // Judged against the buffers now, which an earlier frame's counts may have grown.
-        let now = self.capacity;
+        let now = self.pipeline.capacity();
         // Bins that did not hold their candidates are laid out again from the counts
         // just kept; a buffer with little spare for them grows.
         let overflowed = c.candidates > now.candidates
@@ -334,7 +298,7 @@ impl GpuCollider {
             || c.long_pairs > now.long_pairs
             || c.tasks > now.tasks;
         if overflowed {
-            self.grow(Capacity {
+            self.pipeline.grow(Capacity {
                 candidates: now.candidates.max(bins::candidate_room(c)),
                 pairs: now.pairs.max(grown(c.pairs)),
                 deferred: now.deferred.max(grown(c.deferred)),
@@ -345,4 +309,32 @@ impl GpuCollider {
         }
         Ok(())
     }
+}
+
+/// A free count buffer, made if none is and fewer than [`MAX_STATUS_SLOTS`] exist.
+fn status_slot<'a>(
+    slots: &'a mut Vec<StatusSlot>,
+    device: &wgpu::Device,
+) -> Option<&'a mut StatusSlot> {
+    let free = slots
+        .iter()
+        .position(|s| matches!(s.state, SlotState::Free));
+    let index = match free {
+        Some(index) => index,
+        None if slots.len() < MAX_STATUS_SLOTS => {
+            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("recorded counts"),
+                size: STATUS_BYTES,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            slots.push(StatusSlot {
+                buffer,
+                state: SlotState::Free,
+            });
+            slots.len() - 1
+        }
+        None => return None,
+    };
+    slots.get_mut(index)
 }
