@@ -8,8 +8,8 @@
 //! `src/main.rs` is the command-line binary, a crate of its own, and is left out.
 //!
 //! A folder's module naming its own children by their bare names (`pub use
-//! collider::GpuCollider` in `gpu/mod.rs`) is how it exposes them and does not count: a
-//! path through such a re-export (`super::GpuCollider` from `gpu/pending.rs`) names the
+//! collider::GpuCollider` in `src/gpu/mod.rs`) is how it exposes them and does not count: a
+//! path through such a re-export (`super::GpuCollider` from `src/gpu/pending.rs`) names the
 //! folder's module.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -14,7 +14,7 @@
 //! only finds pairs compiles, allocates and dispatches nothing more than before.
 //!
 //! This module holds the state and the GPU side and knows nothing of the collider; the
-//! collider's methods that drive it are in `gpu/collider/contact.rs`.
+//! collider's methods that drive it are in `src/gpu/collider/contact.rs`.
 
 use std::mem::size_of;
 

@@ -11,7 +11,7 @@
 //! gives its swept pairs, as the blocking `find_pairs` does.
 //!
 //! This module holds the state and the GPU side and knows nothing of the collider; the
-//! collider's methods that drive it are in `gpu/collider/pending.rs`.
+//! collider's methods that drive it are in `src/gpu/collider/pending.rs`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -14,7 +14,7 @@
 //! in smaller slices.
 //!
 //! This module holds the state and the GPU side and knows nothing of the collider; the
-//! collider's methods that drive it are in `gpu/collider/query.rs`.
+//! collider's methods that drive it are in `src/gpu/collider/query.rs`.
 
 use std::mem::size_of;
 use std::ops::Range;

@@ -15,7 +15,7 @@
 //! [`crate::GpuCollider::recorded_counts`] tells the caller what came back.
 //!
 //! This module holds the state and the GPU side and knows nothing of the collider; the
-//! collider's methods that drive it are in `gpu/collider/record.rs`.
+//! collider's methods that drive it are in `src/gpu/collider/record.rs`.
 
 use std::mem::size_of;
 use std::sync::{Arc, Mutex};

@@ -15,7 +15,7 @@
 //! has no loop cap to respect.
 //!
 //! This module holds the state and the GPU side and knows nothing of the collider; the
-//! collider's methods that drive it are in `gpu/collider/sweep.rs`.
+//! collider's methods that drive it are in `src/gpu/collider/sweep.rs`.
 
 /// The time the GPU writes for a pair whose test it hands to the host (`HOST_TOI` in
 /// `shaders/sweep.wgsl`).
