@@ -20,8 +20,8 @@ use gpu_collide::cpu::narrow::{circle_circle, Geometry, Placement};
 use gpu_collide::cpu::{bounds, broad, narrow};
 use gpu_collide::generate::{random_scene, SceneKind};
 use gpu_collide::glam::{IVec2, Vec2};
+use gpu_collide::layout::packed::{BodyInfo, BodyTransform};
 use gpu_collide::library::{body_info, body_transform};
-use gpu_collide::packed::{BodyInfo, BodyTransform};
 use gpu_collide::{
     Bitmask, Circle, Collider, CpuCollider, GpuCollider, GpuContext, Polygon, Shape, ShapeLibrary,
 };

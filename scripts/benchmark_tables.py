@@ -11,7 +11,7 @@ hand; this script renders them between the markers in BENCHMARKS.md and README.m
     scripts/benchmark_tables.py --record zen2-lavapipe [--only NAME,...]
                                                 # run the benchmarks, write the JSON
 
-`--record` runs the release binary (`cargo build --release` first) and needs no GPU: on
+`--record` runs the release binary (`cargo build --release --features cli` first) and needs no GPU: on
 a machine without one the gpu backend runs on a software adapter (lavapipe). Python 3.9+,
 standard library only.
 """
@@ -73,7 +73,7 @@ def source_commit():
 def record(machine, only):
     binary = ROOT / "target" / "release" / "gpu-collide"
     if not binary.is_file():
-        sys.exit(f"error: {binary.relative_to(ROOT)} is missing: run `cargo build --release` first")
+        sys.exit(f"error: {binary.relative_to(ROOT)} is missing: run `cargo build --release --features cli` first")
     runs = [run for run in RUNS if not only or run[0] in only]
     unknown = set(only or ()) - {run[0] for run in RUNS}
     if unknown:

@@ -8,7 +8,7 @@ fails when any run panics, crashes, aborts, times out, exits with a status other
 or 1, prints something that is not the pairs on success, or when the two backends answer
 the same file differently (one refuses, the other answers), or differ on a pair.
 
-    cargo build --release
+    cargo build --release --features cli
     python3 scripts/mutation_fuzz.py --count 2000 --seed 7          # about 15 min here
     python3 scripts/mutation_fuzz.py --count 200 --backend cpu      # quick, no GPU
 

@@ -29,7 +29,7 @@ out=$(cd "$out" && pwd)
 cd "$root"
 
 echo "== building the release binary and test binary" >&2
-cargo build --release
+cargo build --release --features cli
 build_json=$(mktemp)
 trap 'rm -f "$build_json"' EXIT
 cargo test --release --no-run --message-format=json >"$build_json"

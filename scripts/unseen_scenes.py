@@ -2,7 +2,7 @@
 """Crowded 10k-body scenes made apart from the project's own generators, for checking
 that a speed claim holds on scenes the grid and the kernels were not tuned on.
 
-The built-in generators (`src/generate.rs`) spread bodies of a few sizes evenly. These
+The built-in generators (`src/tools/generate.rs`) spread bodies of a few sizes evenly. These
 scenes mix what a game does instead, each from its own seed:
 
 - `debris`: convex polygons of 3 to 12 vertices with lognormal sizes (most 2-10 units

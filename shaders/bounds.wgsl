@@ -13,7 +13,7 @@
 // takes first (see Params in types.wgsl for why).
 @group(0) @binding(0) var<uniform> uploaded_params: Params;
 var<private> params: Params;
-// Binding 1, the shape library, is declared with library_u32 (src/shaders.rs).
+// Binding 1, the shape library, is declared with library_u32 (src/layout/shaders.rs).
 // Written only by read_bodies; the host writes it otherwise.
 @group(0) @binding(2) var<storage, read_write> transforms: array<BodyTransform>;
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
@@ -305,7 +305,7 @@ fn probe_cells(box: Aabb, level: u32) -> f32 {
 // cells in all, adding the cells of each such level to the frame's sums. Straight to
 // the global sums: most bodies sit on level 0 and add nothing, and a workgroup copy of
 // the 1024 sums cost bullet-hell 100k 9 ms to clear and flush. Twin of `lowest_reach` in
-// src/grid.rs.
+// src/grid/mod.rs.
 fn lowest_reach(box: Aabb, level: u32) -> u32 {
     var floor = level;
     if level == TOP_LEVEL {

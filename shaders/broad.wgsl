@@ -41,7 +41,7 @@
 //   bullets cost a few loads each.
 // - Bounded work per invocation: Mesa's llvmpipe silently ends every loop once the 8
 //   invocations it runs in lockstep have run 65535 iterations in all (see LLVMPIPE_LANES
-//   in src/packed.rs), and real GPUs stall on one long invocation. So a body walks its
+//   in src/layout/packed.rs), and real GPUs stall on one long invocation. So a body walks its
 //   cells and their entries in a single loop (see `broad`), and the cells it reads are
 //   bounded by
 //   construction (the top level is one cell for bodies too large for the others; a level
@@ -90,7 +90,7 @@ var<private> params: Params;
 // The grid's cell functions (level_of, cell_at, cell_bucket, probe_range) are in
 // shaders/grid.wgsl, shared with the queries (shaders/query.wgsl).
 
-// ---- who searches: seekers and waiting bodies (twins in src/grid.rs; waits() is in
+// ---- who searches: seekers and waiting bodies (twins in src/grid/mod.rs; waits() is in
 // shaders/grid.wgsl, shared with the bounds kernel) ----
 
 // The levels a body searches, as bits: where it reports the seekers it finds, and where
@@ -155,7 +155,7 @@ fn reports_seeker(seekers: bool, i: u32, me: BodyCell, cell: vec2<i32>, level: u
 // Whether the bodies of level `coarse` read the cells of the finer level `fine` rather
 // than its bodies look up: allowed where every body of `coarse` stays within REACH_BUDGET
 // (never from the top), and chosen when the cells its bodies' boxes cover there are fewer
-// than the ~4 coarse cells each fine body would read. Twin of `reaches_down` in src/grid.rs.
+// than the ~4 coarse cells each fine body would read. Twin of `reaches_down` in src/grid/mod.rs.
 fn reaches_down(coarse: u32, fine: u32) -> bool {
     if coarse >= TOP_LEVEL || fine >= coarse || fine < atomicLoad(&grid_info_counters.reach_floor[coarse]) {
         return false;
@@ -168,7 +168,7 @@ fn reaches_down(coarse: u32, fine: u32) -> bool {
 
 // Entry `own` of look_levels: the occupied levels that bodies on level `own` search. On
 // its own level a body always looks (at its own cell and those after it); between two
-// levels exactly one side does. Twin of `look_levels` in src/grid.rs.
+// levels exactly one side does. Twin of `look_levels` in src/grid/mod.rs.
 fn choose_look_levels(own: u32) -> u32 {
     let occupied = atomicLoad(&grid_info_counters.occupied_levels);
     var bits = 0u;
@@ -183,7 +183,7 @@ fn choose_look_levels(own: u32) -> u32 {
 }
 
 // Entry `own` of waiter_looks: the occupied levels above `own` whose seekers cannot all
-// reach down to it, where its waiting bodies look up. Twin of `waiter_looks` in src/grid.rs.
+// reach down to it, where its waiting bodies look up. Twin of `waiter_looks` in src/grid/mod.rs.
 fn choose_waiter_looks(own: u32) -> u32 {
     let occupied = atomicLoad(&grid_info_counters.occupied_levels);
     var bits = 0u;
@@ -267,7 +267,7 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 
 // The walk in `broad` reads the table and the entries through walk_start, walk_end and
 // walk_entry: the storage buffers' words, or on a software adapter their uniform copies
-// (composed after this file, in one of the two forms of GridBinding in src/shaders.rs,
+// (composed after this file, in one of the two forms of GridBinding in src/layout/shaders.rs,
 // which says why). In the uniform form it also tests an entry's box key (box_key in
 // grid.wgsl) before loading its box (walk_seeker_key, walk_may_meet); in the storage
 // form every entry passes that test.

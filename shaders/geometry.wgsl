@@ -1,5 +1,5 @@
 // Geometry and filter helpers every stage uses: rotating a point, testing two filters
-// or two boxes, entering a disc. Twin of src/geometry.rs, operation for operation, so
+// or two boxes, entering a disc. Twin of src/layout/geometry.rs, operation for operation, so
 // that the two backends round alike.
 
 // Rotates `v` by the rotation stored as (cos, sin).

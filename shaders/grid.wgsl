@@ -1,6 +1,6 @@
 // The hierarchical grid's cell functions, shared by the broad phase (shaders/broad.wgsl,
 // which builds the grid) and the queries (shaders/query.wgsl, which read it). Each has a
-// twin of the same name in src/grid.rs, but for the entries' packing (entry_index_mask and
+// twin of the same name in src/grid/mod.rs, but for the entries' packing (entry_index_mask and
 // after), which the cpu twin's entries have no need of: they carry their cell and level.
 // Every stage including this declares `params`.
 
@@ -34,7 +34,7 @@ fn cell_at(point: vec2<f32>, level: u32) -> vec2<i32> {
 // a few cache lines per row rather than one per cell. Rows and levels are a stride
 // apart: around a crowded scene the host lays the rows of each level out one after
 // another, so that its cells share no bucket; elsewhere the strides are large odd
-// numbers that scatter them (see TableLayout in src/grid.rs).
+// numbers that scatter them (see TableLayout in src/grid/mod.rs).
 fn cell_bucket(cell: vec2<i32>, level: u32) -> u32 {
     let h = bitcast<u32>(cell.x) + bitcast<u32>(cell.y) * params.row_stride + level * params.level_step;
     return h & (params.bucket_count - 1u);
@@ -51,7 +51,7 @@ fn probe_range(box: Aabb, level: u32) -> vec4<i32> {
 
 // Whether a body of `layer` (not 0) waits to be found rather than searches: its layer
 // bits all lie in params.waiter_layers, chosen on the host so that two waiting bodies
-// never pass the filter test (see waiter_layers in src/grid.rs for why and how).
+// never pass the filter test (see waiter_layers in src/grid/mod.rs for why and how).
 fn waits(layer: u32) -> bool {
     return (layer & ~params.waiter_layers) == 0u;
 }
@@ -87,12 +87,12 @@ fn bucket_end(b: u32) -> u32 {
 
 // A box key holds a box's corners on `level` in steps of a sixteenth of a cell, widened
 // by a step each way, each coordinate's low 8 bits: min.x, min.y, max.x, max.y from the
-// low byte up. The walk of the uniform form (GridBinding in src/shaders.rs) compares
+// low byte up. The walk of the uniform form (GridBinding in src/layout/shaders.rs) compares
 // the seeker's key with an entry's, a word gathered from a uniform copy, before loading
 // the entry's box from storage, which llvmpipe loads lane by lane: that box was a fifth
 // of the thin crowds' broad stage and a third of the swarm's (BENCHMARKS.md, "Uniform
 // copies on software adapters").
-// Twins in src/grid.rs.
+// Twins in src/grid/mod.rs.
 //
 // Why the test never drops a pair whose boxes meet: a coordinate's step,
 // floor(p / cell * 16), never decreases as p grows, so where other.min <= seeker.max

@@ -1,10 +1,10 @@
 // The shape library as the bounds, narrow and query stages read it: one buffer of
 // 32-bit words holding the PackedShape records from word 0, the PolygonVertex records
 // from params.vertex_base and the bitmask words from params.word_base, each laid out as
-// its struct in src/packed.rs. One buffer rather than three keeps every kernel within
+// its struct in src/layout/packed.rs. One buffer rather than three keeps every kernel within
 // WebGPU's default of 8 storage buffers per stage. Word k is library_u32(k), declared
 // before this file with the buffer's binding (binding 1 of every stage that reads it),
-// a storage or a uniform buffer: `LibraryBinding` in src/shaders.rs says which and why.
+// a storage or a uniform buffer: `LibraryBinding` in src/layout/shaders.rs says which and why.
 
 fn library_f32(word: u32) -> f32 {
     return bitcast<f32>(library_u32(word));

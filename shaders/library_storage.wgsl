@@ -1,5 +1,5 @@
 // The shape library bound as a storage buffer of words (`LibraryBinding::Storage` in
-// src/shaders.rs), read through `library_u32`.
+// src/layout/shaders.rs), read through `library_u32`.
 
 @group(0) @binding(1) var<storage, read> library: array<u32>;
 

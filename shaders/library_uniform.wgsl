@@ -1,6 +1,6 @@
 // The shape library bound as a uniform buffer of UNIFORM_ROWS 16-byte rows (a uniform
 // array's stride), the library's words first (`LibraryBinding::Uniform` in
-// src/shaders.rs), read through `library_u32`.
+// src/layout/shaders.rs), read through `library_u32`.
 
 @group(0) @binding(1) var<uniform> library: array<vec4<u32>, UNIFORM_ROWS>;
 

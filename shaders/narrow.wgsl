@@ -29,7 +29,7 @@
 // takes first (see Params in types.wgsl for why).
 @group(0) @binding(0) var<uniform> uploaded_params: Params;
 var<private> params: Params;
-// Binding 1, the shape library, is declared with library_u32 (src/shaders.rs).
+// Binding 1, the shape library, is declared with library_u32 (src/layout/shaders.rs).
 @group(0) @binding(2) var<storage, read> transforms: array<BodyTransform>;
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
 @group(0) @binding(4) var<storage, read> candidates: array<vec2<u32>>;

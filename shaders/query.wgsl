@@ -26,7 +26,7 @@
 //
 // Bounded work per invocation (Mesa's llvmpipe silently ends every loop once the 8
 // invocations it runs in lockstep have run 65535 iterations in all, see LLVMPIPE_LANES
-// in src/packed.rs and QUERY_LOOP_GUARD): the walk takes a turn or two a row and a turn
+// in src/layout/packed.rs and QUERY_LOOP_GUARD): the walk takes a turn or two a row and a turn
 // a piece, and hands a level over whole when its rows would take more than
 // QUERY_WALK_BUDGET turns; a piece holds as many entries as keep its reading within the
 // budget, counting each entry at the most it may cost on its level (entry_cost: a
@@ -36,7 +36,7 @@
 // QUERY_LOOP_GUARD catches a mistake in that reasoning as `unfinished`, an error on the
 // host.
 //
-// The grid's cells are sized for the batch (`choose_query_grid` in src/cell_size.rs):
+// The grid's cells are sized for the batch (`choose_query_grid` in src/grid/cell_size.rs):
 // in a sparse scene a ray crosses mostly empty cells of the pairs' grid.
 //
 // Why the walk hands its entries over rather than reading them: on lavapipe, reading
@@ -57,7 +57,7 @@
 // takes first (see Params in types.wgsl for why).
 @group(0) @binding(0) var<uniform> uploaded_params: Params;
 var<private> params: Params;
-// Binding 1, the shape library, is declared with library_u32 (src/shaders.rs).
+// Binding 1, the shape library, is declared with library_u32 (src/layout/shaders.rs).
 @group(0) @binding(2) var<storage, read> transforms: array<BodyTransform>;
 @group(0) @binding(3) var<storage, read> infos: array<BodyInfo>;
 @group(0) @binding(4) var<storage, read> aabbs: array<Aabb>;

@@ -1,5 +1,5 @@
 // Structs shared by every stage, and the helpers that lay out their contents. Each struct mirrors the Rust struct of the
-// same name in src/packed.rs; the constants (WORKGROUP_SIZE, DISPATCH_WIDTH, SHAPE_*)
+// same name in src/layout/packed.rs; the constants (WORKGROUP_SIZE, DISPATCH_WIDTH, SHAPE_*)
 // are prepended from Rust so both sides use one definition.
 
 struct PackedShape {
@@ -257,7 +257,7 @@ fn bin_capacity(bin: u32) -> u32 {
     return bin_start(bin + 1u) - bin_start(bin);
 }
 
-// Workgroup counts of an indirect dispatch. Mirrors `DispatchArgs` in src/packed.rs.
+// Workgroup counts of an indirect dispatch. Mirrors `DispatchArgs` in src/layout/packed.rs.
 struct DispatchArgs {
     x: u32,
     y: u32,

@@ -1,5 +1,5 @@
 // The walk of `broad` reading the grid from its storage buffers
-// (`GridBinding::Storage` in src/shaders.rs). No keys to test: every entry's box is
+// (`GridBinding::Storage` in src/layout/shaders.rs). No keys to test: every entry's box is
 // loaded.
 
 fn walk_entry(k: u32) -> u32 {

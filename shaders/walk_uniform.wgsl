@@ -1,5 +1,5 @@
 // The walk of `broad` reading uniform copies of the sorted grid (`GridBinding::Uniform`
-// in src/shaders.rs): the words of grid_entries and of the buckets' starts, the blocks'
+// in src/layout/shaders.rs): the words of grid_entries and of the buckets' starts, the blocks'
 // ends and the bodies' box keys, each in 16-byte rows (a uniform array's stride).
 
 @group(0) @binding(11) var<uniform> walk_entries: array<vec4<u32>, UNIFORM_ROWS>;

@@ -121,14 +121,14 @@ pub enum Error {
         reason: String,
     },
     /// The adapter is Mesa's llvmpipe running more invocations in lockstep than the
-    /// kernels' loop budgets allow for (see [`crate::packed::LLVMPIPE_LANES`]).
+    /// kernels' loop budgets allow for (`supported`).
     #[error("adapter `{adapter}` runs {lanes} invocations in lockstep, and llvmpipe counts its cap of 65535 loop iterations over them together; gpu-collide's kernels are budgeted for at most {supported}, so answers could be cut short silently. Set LP_NATIVE_VECTOR_WIDTH=256 in the environment before the device is opened, or use the cpu backend")]
     TooManyLanes {
         /// The adapter's name.
         adapter: String,
         /// Invocations per lockstep group, from the vector width in the adapter's name.
         lanes: u32,
-        /// [`crate::packed::LLVMPIPE_LANES`].
+        /// The most the kernels' loop budgets allow for.
         supported: u32,
     },
     /// A device handed to [`crate::GpuContext::from_device`] was opened with a limit

@@ -48,44 +48,49 @@
 
 #![warn(missing_docs)]
 
-// The modules marked `doc(hidden)` below (the GPU data layout, the grid, the shader
-// sources, the command line's benchmark and drawing) are public only so that the
-// `gpu-collide` command, the test suite and the benchmarks can reach them; they are not
-// part of the API and may change in any release.
+/// Declares modules that are the crate's insides: crate-private, and public (hidden from the
+/// docs) only with the `internals` feature, which the crate's own tests and benchmarks
+/// turn on through a dev-dependency on the crate itself. No release promises anything
+/// about them.
+macro_rules! internal_mods {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "internals")]
+            #[doc(hidden)]
+            pub mod $name;
+            #[cfg(not(feature = "internals"))]
+            pub(crate) mod $name;
+        )*
+    };
+}
 
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod bench;
-pub mod body;
-#[doc(hidden)]
-pub mod cell_size;
-pub mod collider;
-pub mod contact;
+// The source is grouped by concern; the public modules keep their short paths
+// (`gpu_collide::query`, not `gpu_collide::answer::query`) through the re-exports below.
+//
+// - `answer/`: what a frame or query returns, and the `Collider` trait that returns it;
+// - `input/`: what the caller hands in: bodies, shapes, the library, scene files;
+// - `layout/`: the GPU data layout shared with WGSL, and the shader sources;
+// - `grid/`: the hierarchical grid of the broad phase and its cell size;
+// - `cpu/`, `gpu/`: the two backends, a module per stage;
+// - `tools/`: clients of the API: scene generators, the benchmark, drawing.
+mod answer;
 pub mod cpu;
+pub mod error;
+pub mod gpu;
+mod input;
+internal_mods!(grid, layout);
+mod tools;
+
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use answer::pair_sort;
+pub use answer::{collider, contact, motion, pair, query, touch};
+pub use input::{body, library, scene, shapes};
+#[cfg(feature = "generate")]
+pub use tools::generate;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
-pub mod draw;
-pub mod error;
-#[cfg(feature = "generate")]
-pub mod generate;
-#[doc(hidden)]
-pub mod geometry;
-pub mod gpu;
-#[doc(hidden)]
-pub mod grid;
-pub mod library;
-pub mod motion;
-#[doc(hidden)]
-pub mod packed;
-pub mod pair;
-#[doc(hidden)]
-pub mod pair_sort;
-pub mod query;
-pub mod scene;
-#[doc(hidden)]
-pub mod shaders;
-pub mod shapes;
-pub mod touch;
+pub use tools::{bench, draw};
 
 pub use body::Body;
 pub use collider::{Collider, FrameStats, StageTimes, DEFAULT_MAX_PAIRS};

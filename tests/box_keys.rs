@@ -10,7 +10,7 @@ use gpu_collide::grid::{
     box_key, box_keys_may_meet, level_cell, GridParams, TableLayout, BODY_KEY_WIDTH, NO_BOX_KEY,
     SEEKER_KEY_WIDTH,
 };
-use gpu_collide::packed::{wgsl_constants, Aabb, Params};
+use gpu_collide::layout::packed::{wgsl_constants, Aabb, Params};
 use gpu_collide::wgpu::util::DeviceExt;
 use gpu_collide::{wgpu, GpuContext};
 

@@ -572,7 +572,7 @@ fn the_readme_commands_answer_as_the_readme_shows() {
     let (mut answered, mut drawn) = (0, 0);
     let mut previous: Option<serde_json::Value> = None;
     for line in readme.lines() {
-        let Some(command_line) = line.strip_prefix("cargo run --release -- ") else {
+        let Some(command_line) = line.strip_prefix("gpu-collide ") else {
             continue;
         };
         let (args, comment) = match command_line.split_once(" # ") {

@@ -3,8 +3,8 @@
 //! exact; pairs inside the band are classified and counted, never ignored.
 
 use gpu_collide::generate::{random_scene, BulletHell, SceneKind};
-use gpu_collide::packed::BIN_FROM_CANDIDATES;
-use gpu_collide::shaders::{GridBinding, LibraryBinding};
+use gpu_collide::layout::packed::BIN_FROM_CANDIDATES;
+use gpu_collide::layout::shaders::{GridBinding, LibraryBinding};
 use gpu_collide::shapes::Bitmask;
 use gpu_collide::{
     Body, Collider, CpuCollider, GpuCollider, GpuContext, Pair, Scene, Shape, ShapeLibrary,

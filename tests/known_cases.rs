@@ -436,7 +436,7 @@ fn a_bar_over_more_cells_than_buckets_finds_each_body_once() {
 /// rectangle, share buckets: each must still be found once, on every backend.
 #[test]
 fn bodies_that_leave_the_tables_rectangle_are_found_once() {
-    use gpu_collide::cell_size::choose_grid;
+    use gpu_collide::grid::cell_size::choose_grid;
     use gpu_collide::grid::TableLayout;
     use gpu_collide::library::{body_info, body_transform};
     use gpu_collide::{glam::Vec2, ShapeLibrary};

@@ -1,12 +1,13 @@
 //! How Mesa's llvmpipe counts its loop cap, which the kernels' budgets rely on (see
-//! `LLVMPIPE_LANES` in src/packed.rs): a single loop costs its longest lane's turns, and
+//! `LLVMPIPE_LANES` in src/layout/packed.rs): a single loop costs its longest lane's turns, and
 //! nested loops whose lanes work at different outer turns add their counts up.
 //!
 //! Only llvmpipe (lavapipe or GL) has the cap; on another adapter these tests say so and
 //! check nothing. CI runs on lavapipe.
 
+use gpu_collide::layout::packed::LLVMPIPE_LANES;
 use gpu_collide::wgpu::util::DeviceExt;
-use gpu_collide::{gpu, packed::LLVMPIPE_LANES, wgpu, GpuContext};
+use gpu_collide::{gpu, wgpu, GpuContext};
 
 use crate::support;
 
@@ -133,7 +134,7 @@ fn nested_loops_add_up_the_lanes_turns_over_lanes_in_lockstep() {
     assert!(
         cut > 0,
         "no lane was cut short ({done:?}): if llvmpipe no longer shares its cap among the \
-         lanes of a group, the budgets of LLVMPIPE_LANES in src/packed.rs can be relaxed"
+         lanes of a group, the budgets of LLVMPIPE_LANES in src/layout/packed.rs can be relaxed"
     );
     // A group's first lanes finish before the shared count runs out.
     assert_eq!(done[0], per_lane);

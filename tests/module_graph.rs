@@ -480,7 +480,7 @@ fn the_library_modules_import_one_another_without_a_loop() {
         ("gpu::collider", "gpu::contact"),
         ("gpu::collider::pending", "gpu::collider"),
         ("gpu::buffers", "gpu::readback"),
-        ("contact", "pair"),
+        ("answer::contact", "answer::pair"),
         ("cpu::reference", "cpu::broad"),
     ] {
         let [from, to] = [from, to].map(|n| n.split("::").map(str::to_string).collect());

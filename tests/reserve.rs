@@ -4,7 +4,7 @@
 
 use gpu_collide::bench::workload::Workload;
 use gpu_collide::generate::{random_scene, SceneKind};
-use gpu_collide::packed::MAX_BODIES;
+use gpu_collide::layout::packed::MAX_BODIES;
 use gpu_collide::{Collider, CpuCollider, Error, GpuCollider};
 
 use crate::support::gpu;

@@ -3,8 +3,8 @@
 
 use std::mem::{offset_of, size_of};
 
-use gpu_collide::packed::*;
-use gpu_collide::shaders::{GridBinding, LibraryBinding, Stage};
+use gpu_collide::layout::packed::*;
+use gpu_collide::layout::shaders::{GridBinding, LibraryBinding, Stage};
 
 fn module(stage: Stage) -> naga::Module {
     module_for(stage, GridBinding::Storage)
@@ -29,7 +29,10 @@ fn every_stage_parses_and_validates() {
         let modules = Stage::MODULES
             .into_iter()
             .map(|stage| (stage.name(), stage.source_for(library, grid)))
-            .chain([("contact", gpu_collide::shaders::contact_source(library))]);
+            .chain([(
+                "contact",
+                gpu_collide::layout::shaders::contact_source(library),
+            )]);
         for (name, source) in modules {
             let form = format!("{library:?}, {grid:?}");
             let module = naga::front::wgsl::parse_str(&source)
@@ -93,7 +96,7 @@ fn every_kernel_that_reads_params_copies_them_first() {
         .map(|stage| (stage.name().to_string(), stage.source()))
         .chain([(
             "contact".to_string(),
-            gpu_collide::shaders::contact_source(LibraryBinding::Storage),
+            gpu_collide::layout::shaders::contact_source(LibraryBinding::Storage),
         )]);
     let mut copying = 0;
     for (name, source) in sources {
@@ -137,7 +140,7 @@ fn every_kernel_that_reads_params_copies_them_first() {
 /// `forms`.
 fn source_of(module: &str, (library, grid): (LibraryBinding, GridBinding)) -> String {
     if module == "contact" {
-        return gpu_collide::shaders::contact_source(library);
+        return gpu_collide::layout::shaders::contact_source(library);
     }
     let stage = Stage::MODULES
         .into_iter()
@@ -493,7 +496,7 @@ fn dispatch_size_covers_every_item_within_limits() {
 
 /// The contact pass's module (the narrow stage's, then `shaders/contact.wgsl`).
 fn contact_module() -> (naga::Module, naga::valid::ModuleInfo) {
-    let source = gpu_collide::shaders::contact_source(LibraryBinding::Storage);
+    let source = gpu_collide::layout::shaders::contact_source(LibraryBinding::Storage);
     let module = naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|e| panic!("contact: {}", e.emit_to_string(&source)));
     let info = naga::valid::Validator::new(

@@ -1,15 +1,15 @@
 //! What the broad phase reads with each base-cell size the colliders consider, for the
 //! whole scene and as the sample used to choose estimates it, and which size is chosen
-//! (`src/cell_size.rs`): the figures behind BENCHMARKS.md, "The cell size, measured per
+//! (`src/grid/cell_size.rs`): the figures behind BENCHMARKS.md, "The cell size, measured per
 //! scene".
 //!
 //! ```text
 //! cargo bench --bench cell_sizes -- level.json other.json bullet-hell
 //! ```
 
-use gpu_collide::cell_size::{choose_grid, reads, MULTIPLES, SAMPLE};
 use gpu_collide::cpu::bounds::bounds;
 use gpu_collide::generate::BulletHell;
+use gpu_collide::grid::cell_size::{choose_grid, reads, MULTIPLES, SAMPLE};
 use gpu_collide::grid::{bucket_count, GridParams};
 use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::Scene;

@@ -1,7 +1,7 @@
 //! What one frame of the GPU pipeline reads, writes and counts, for the cost model in
 //! BENCHMARKS.md ("A cost model for real GPUs"): the grid is built and queried with the
 //! CPU twin, which reads exactly what the kernels read, and each access is tallied by the
-//! size of the record the kernel loads (`src/packed.rs`).
+//! size of the record the kernel loads (`src/layout/packed.rs`).
 //!
 //! ```text
 //! cargo bench --bench frame_counts -- 100000 1000000
@@ -15,8 +15,10 @@ use gpu_collide::cpu::narrow::bodies_collide;
 use gpu_collide::generate::BulletHell;
 use gpu_collide::glam::{IVec2, Vec2};
 use gpu_collide::grid::{cell_bucket, probed_cells, reports_seeker, waits, GridParams};
+use gpu_collide::layout::packed::{
+    Aabb, BodyCell, BodyInfo, BodyTransform, BUCKETS_PER_THREAD, NO_LEVEL,
+};
 use gpu_collide::library::{body_info, body_transform};
-use gpu_collide::packed::{Aabb, BodyCell, BodyInfo, BodyTransform, BUCKETS_PER_THREAD, NO_LEVEL};
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()

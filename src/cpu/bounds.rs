@@ -2,10 +2,10 @@
 
 use glam::Vec2;
 
-use crate::geometry::rotate;
-use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform};
-use crate::shapes::ShapeKind;
+use crate::layout::geometry::rotate;
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::input::shapes::ShapeKind;
 
 /// World bounds of each body.
 pub fn bounds(
@@ -86,8 +86,8 @@ pub fn swept_bounds(aabb: Aabb, velocity: [f32; 2]) -> Aabb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packed::BodyTransform;
-    use crate::shapes::{Polygon, Shape};
+    use crate::layout::packed::BodyTransform;
+    use crate::input::shapes::{Polygon, Shape};
 
     /// A rectangle's box from the corners of its bounds is the box its vertex loop gives,
     /// to the bit, at any turn and wherever the rectangle sits around its origin.
@@ -120,9 +120,9 @@ mod tests {
             };
             for k in 0..4000 {
                 let angle = k as f32 * 0.001_57 - 3.2;
-                let body = crate::body::Body::new(s, Vec2::new(k as f32 * 3.7 - 5000.0, 0.3))
+                let body = crate::input::body::Body::new(s, Vec2::new(k as f32 * 3.7 - 5000.0, 0.3))
                     .with_angle(angle);
-                let t: BodyTransform = crate::library::body_transform(&body);
+                let t: BodyTransform = crate::input::library::body_transform(&body);
                 assert_eq!(
                     body_bounds(&library, &t, &info),
                     body_bounds(&looped, &t, &info),

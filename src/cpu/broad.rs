@@ -13,13 +13,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::{IVec2, Vec2};
 use rayon::prelude::*;
 
-use crate::collider::Pair;
-use crate::geometry::filters_agree;
+use crate::answer::collider::Pair;
+use crate::layout::geometry::filters_agree;
 use crate::grid::{
     cell_at, cell_bucket, level_of, look_levels, lowest_reach, probe_down, probed_cells,
     reports_seeker, search_levels, waiter_looks, waits, GridParams, SearchLevels,
 };
-use crate::packed::{
+use crate::layout::packed::{
     Aabb, BodyCell, BodyInfo, GridInfo, BUCKETS_PER_THREAD, MAX_LEVELS, NO_BUCKET, NO_LEVEL,
 };
 
@@ -412,6 +412,7 @@ impl Grid {
     }
 }
 
+#[cfg(feature = "internals")]
 /// Candidate pairs `[i, j]`, `i < j`, each once, in no particular order.
 pub fn broad(params: &GridParams, infos: &[BodyInfo], aabbs: &[Aabb]) -> Vec<Pair> {
     let grid = Grid::build(params, infos, aabbs);
@@ -446,9 +447,9 @@ mod tests {
     use super::*;
     use crate::cpu::bounds::bounds;
     #[cfg(feature = "generate")]
-    use crate::generate::{random_scene, BulletHell, SceneKind};
-    use crate::library::{body_info, body_transform};
-    use crate::scene::Scene;
+    use crate::tools::generate::{random_scene, BulletHell, SceneKind};
+    use crate::input::library::{body_info, body_transform};
+    use crate::input::scene::Scene;
 
     /// What a grid is built from for a scene's bodies: its parameters, infos and boxes.
     fn grid_inputs(scene: &Scene) -> (GridParams, Vec<BodyInfo>, Vec<Aabb>) {

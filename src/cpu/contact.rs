@@ -17,10 +17,10 @@
 
 use glam::{IVec2, Vec2};
 
-use crate::contact::ContactKind;
-use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, BodyTransform, PackedShape};
-use crate::shapes::ShapeKind;
+use crate::answer::contact::ContactKind;
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
+use crate::input::shapes::ShapeKind;
 
 use super::placed::{cells_between, length, mask_bits, set_cells_in_row, unit, Convex, Placed};
 

@@ -7,21 +7,8 @@
 //! - [`CpuCollider`]: the cpu backend, the same stages as the GPU (grid broad phase)
 //!   run on every core, checked against the reference.
 
-#[doc(hidden)]
-pub mod bounds;
-#[doc(hidden)]
-pub mod broad;
-#[doc(hidden)]
-pub mod contact;
-#[doc(hidden)]
-pub mod narrow;
-#[doc(hidden)]
-pub mod placed;
-#[doc(hidden)]
-pub mod query;
+internal_mods!(bounds, broad, contact, narrow, placed, query, sweep);
 pub mod reference;
-#[doc(hidden)]
-pub mod sweep;
 
 pub use reference::ReferenceCollider;
 
@@ -30,16 +17,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 
-use crate::body::Body;
-use crate::cell_size::{choose_grid, QueryGridChoice};
-use crate::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
-use crate::contact::Contact;
+use crate::answer::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
+use crate::answer::contact::Contact;
+use crate::answer::motion::{any_moving, SweptPair};
+use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::{Error, SceneError};
+use crate::grid::cell_size::{choose_grid, QueryGridChoice};
 use crate::grid::GridParams;
-use crate::library::{body_info, refresh_transform, ShapeLibrary};
-use crate::motion::{any_moving, SweptPair};
-use crate::packed::{Aabb, BodyInfo, BodyTransform};
-use crate::query::{QueryAnswers, QueryBatch};
+use crate::input::body::Body;
+use crate::input::library::{body_info, refresh_transform, ShapeLibrary};
+use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large
 /// enough that scheduling costs nothing next to the work.
@@ -224,7 +211,7 @@ impl CpuCollider {
                 narrow::bodies_collide(library, transforms, infos, i as usize, j as usize)
             })
             .collect();
-        crate::pair_sort::sort_pairs(&mut pairs);
+        crate::answer::pair_sort::sort_pairs(&mut pairs);
         Ok(pairs)
     }
 }

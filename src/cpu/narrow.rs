@@ -9,11 +9,11 @@
 
 use glam::{IVec2, Vec2};
 
-use crate::collider::Pair;
-use crate::geometry::rotate;
-use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
-use crate::shapes::{PairKind, ShapeKind};
+use crate::answer::collider::Pair;
+use crate::layout::geometry::rotate;
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
+use crate::input::shapes::{PairKind, ShapeKind};
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
 #[derive(Debug, Clone, Copy)]
@@ -337,6 +337,7 @@ impl Geometry<'_> {
         short.is_none()
     }
 
+    #[cfg(feature = "internals")]
     /// Convex polygons intersect unless an edge of one has the other strictly beyond it
     /// (the whole test, one chunk after another).
     pub fn polygon_polygon(
@@ -384,6 +385,7 @@ impl Geometry<'_> {
         )
     }
 
+    #[cfg(feature = "internals")]
     /// Whether a circle and a polygon intersect.
     pub fn circle_polygon(
         &self,
@@ -514,6 +516,7 @@ impl Geometry<'_> {
         false
     }
 
+    #[cfg(feature = "internals")]
     /// A polygon (placed in the mask's frame) against the set pixels of mask `m`
     /// (the whole test, row after row).
     pub fn polygon_bitmask(&self, p: &PackedShape, pp: Placement, m: &PackedShape) -> bool {
@@ -522,12 +525,14 @@ impl Geometry<'_> {
         (rows.x..=rows.y).any(|row| self.polygon_row_hits(p, pp, m, row))
     }
 
+    #[cfg(feature = "internals")]
     /// A circle (centre in the mask's frame) against the set pixels of mask `m`.
     pub fn circle_bitmask(&self, centre: Vec2, radius: f32, m: &PackedShape) -> bool {
         let rows = Self::rows_between(m, centre.y - radius, centre.y + radius);
         (rows.x..=rows.y).any(|row| self.circle_row_hits(centre, radius, m, row))
     }
 
+    #[cfg(feature = "internals")]
     /// Two masks at whole-number origins, row after row.
     pub fn bitmask_bitmask(
         &self,
@@ -554,7 +559,7 @@ mod tests {
     /// takes more than one chunk; a bitmask always may, circles never do.
     #[test]
     fn the_library_has_long_tests_where_a_pair_plan_takes_chunks() {
-        use crate::shapes::{Bitmask, Circle, Polygon, Shape};
+        use crate::input::shapes::{Bitmask, Circle, Polygon, Shape};
         for largest in [3, 12, 44, 45, 64, 128] {
             let shapes = [
                 Shape::Polygon(Polygon::regular(largest, 10.0)),
@@ -617,7 +622,7 @@ mod tests {
     /// reads, never the answer, and it leaves the start at a vertex short of the line.
     #[test]
     fn an_edge_test_answers_alike_from_every_start() {
-        use crate::shapes::{Polygon, Shape};
+        use crate::input::shapes::{Polygon, Shape};
         let library = ShapeLibrary::new(&[
             Shape::Polygon(Polygon::regular(7, 10.0)),
             Shape::Polygon(Polygon::regular(5, 6.0)),

@@ -6,9 +6,9 @@
 
 use glam::{IVec2, Vec2};
 
-use crate::library::ShapeLibrary;
-use crate::packed::{BodyTransform, PackedShape};
-use crate::shapes::ShapeKind;
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{BodyTransform, PackedShape};
+use crate::input::shapes::ShapeKind;
 
 /// A convex polygon counter-clockwise: its vertices and the outward unit normal of the
 /// edge from each vertex to the next.
@@ -145,6 +145,7 @@ impl Placed {
     }
 }
 
+#[cfg(feature = "internals")]
 /// Whether cell `(column, row)` of mask `m` is set; cells outside the mask are clear.
 pub fn cell_is_set(library: &ShapeLibrary, m: &PackedShape, column: i32, row: i32) -> bool {
     if column < 0 || row < 0 || column >= m.count as i32 || row >= m.rows as i32 {

@@ -20,13 +20,13 @@
 use glam::{IVec2, Vec2};
 
 use crate::grid::{cell_at, cell_bucket, level_cell, probe_range, GridParams, TOP_LEVEL};
-use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform};
-use crate::query::{BoxQuery, PointQuery, Ray, RayHit};
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
+use crate::answer::query::{BoxQuery, PointQuery, Ray, RayHit};
 
 use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
-use crate::geometry::disc_entry;
+use crate::layout::geometry::disc_entry;
 
 /// The frame's bodies as the query tests read them.
 #[derive(Clone, Copy)]
@@ -78,6 +78,7 @@ impl Bodies<'_> {
             .map(|(t, normal)| (t, normal.filter(|n| n.is_finite())))
     }
 
+    #[cfg(feature = "internals")]
     /// Whether body `k`'s shape holds `point` (closed).
     pub fn contains(&self, k: usize, point: Vec2) -> bool {
         self.meets_box(k, point, point)
@@ -288,7 +289,7 @@ pub fn ray_circle(
 /// side of the cell it enters by.
 fn ray_bitmask(
     library: &ShapeLibrary,
-    mask: &crate::packed::PackedShape,
+    mask: &crate::layout::packed::PackedShape,
     start: Vec2,
     delta: Vec2,
 ) -> Option<(f32, Option<Vec2>)> {

@@ -2,14 +2,14 @@
 //! written to be read. It is the oracle that the fast CPU path and the GPU are held to
 //! on scenes small enough for its `O(n²)` broad phase.
 
-use crate::body::Body;
-use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
-use crate::contact::Contact;
+use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
+use crate::answer::contact::Contact;
+use crate::answer::motion::{any_moving, SweptPair};
+use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
-use crate::library::{body_info, body_transform, ShapeLibrary};
-use crate::motion::{any_moving, SweptPair};
-use crate::packed::{BodyInfo, BodyTransform};
-use crate::query::{QueryAnswers, QueryBatch};
+use crate::input::body::Body;
+use crate::input::library::{body_info, body_transform, ShapeLibrary};
+use crate::layout::packed::{BodyInfo, BodyTransform};
 
 pub use super::broad::all_pairs;
 use super::{bounds, contact, narrow, query, sweep};

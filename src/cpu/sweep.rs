@@ -22,9 +22,9 @@
 
 use glam::Vec2;
 
-use crate::geometry::disc_entry;
-use crate::library::ShapeLibrary;
-use crate::packed::{BodyInfo, BodyTransform, PackedShape};
+use crate::layout::geometry::disc_entry;
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
 
 use super::narrow;
 use super::placed::{cell_points, cells_between, set_cells_in_row, Convex, Placed, BOX_NORMALS};

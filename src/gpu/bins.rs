@@ -13,7 +13,7 @@
 //! broad phase: the crowded 10k frames 0.1-0.4 ms faster (BENCHMARKS.md, "The narrow
 //! phase by kind pair").
 
-use crate::packed::{Counters, BIN_START_ROWS, PAIR_KINDS};
+use crate::layout::packed::{Counters, BIN_START_ROWS, PAIR_KINDS};
 
 use super::buffers::grown;
 

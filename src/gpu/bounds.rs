@@ -5,7 +5,7 @@
 
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
-use crate::packed::dispatch_size;
+use crate::layout::packed::dispatch_size;
 
 /// The stage's kernels.
 #[derive(Debug)]

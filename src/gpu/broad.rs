@@ -4,8 +4,8 @@
 
 use super::buffers::{Buffers, Slot, WalkCopies};
 use super::{BroadKernels, Kernel, KernelFinder, KernelNames, StageGroups};
-use crate::packed::{dispatch_size, GridInfo, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
-use crate::shaders::GridBinding;
+use crate::layout::packed::{dispatch_size, GridInfo, ARGS_BROAD, ARGS_DEFERRED, BUCKETS_PER_THREAD};
+use crate::layout::shaders::GridBinding;
 
 /// The stage's kernels, in dispatch order.
 #[derive(Debug)]

@@ -5,14 +5,14 @@
 use std::mem::size_of;
 
 use super::readback::PAIRS_AT;
-use crate::collider::Pair;
+use crate::answer::collider::Pair;
 use crate::error::Error;
 use crate::grid::query_bucket_count;
-use crate::packed::{
+use crate::layout::packed::{
     table_words, Aabb, BodyCell, BodyInfo, BodyTransform, Counters, DeferredScan, DispatchArgs,
     GridInfo, LongPair, PairsHeader, Params, SweptLongPair, ARGS_COUNT, BOX_KEY_BODIES,
 };
-use crate::shaders::{GridBinding, LibraryBinding};
+use crate::layout::shaders::{GridBinding, LibraryBinding};
 
 /// How many items each growable buffer holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,7 @@ pub(crate) struct WalkCopies {
 /// the name of the WGSL variable at that binding ([`Slot::wgsl_names`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
-    /// The frame's parameters ([`crate::packed::Params`]).
+    /// The frame's parameters ([`crate::layout::packed::Params`]).
     Params,
     /// The shape library's words.
     Library,
@@ -133,7 +133,7 @@ pub enum Slot {
     Candidates,
     /// The verdicts of long tests' chunks.
     Verdicts,
-    /// The frame's counters ([`crate::packed::Counters`]).
+    /// The frame's counters ([`crate::layout::packed::Counters`]).
     Counters,
     /// The pairs found, after their header.
     Pairs,
@@ -143,7 +143,7 @@ pub enum Slot {
     Buckets,
     /// The grid's entries, grouped by bucket.
     GridEntries,
-    /// What the grid measured of its levels ([`crate::packed::GridInfo`]).
+    /// What the grid measured of its levels ([`crate::layout::packed::GridInfo`]).
     GridInfo,
     /// Pieces of crowded cells handed over by the broad phase.
     Deferred,
@@ -188,6 +188,7 @@ pub enum Slot {
 }
 
 impl Slot {
+    #[cfg(feature = "internals")]
     /// The names a WGSL variable bound to this buffer may have (a buffer read both as
     /// atomics and plainly has a variable for each view).
     pub fn wgsl_names(self) -> &'static [&'static str] {

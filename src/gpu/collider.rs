@@ -30,14 +30,17 @@ use super::pending::Frames;
 use super::pipeline::{checked_body_count, frame_lists, FrameList, FramePipeline, CANDIDATES};
 use super::record::Recordings;
 use super::GpuContext;
-use crate::body::Body;
-use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS};
-use crate::contact::Contact;
+use crate::answer::collider::{
+    sorted_pairs, Collider, FrameStats, Pair, StageTimes, DEFAULT_MAX_PAIRS,
+};
+use crate::answer::contact::Contact;
+use crate::answer::motion::SweptPair;
+use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
-use crate::library::ShapeLibrary;
-use crate::motion::SweptPair;
-use crate::query::{QueryAnswers, QueryBatch};
-use crate::shaders::{GridBinding, LibraryBinding};
+use crate::input::body::Body;
+use crate::input::library::ShapeLibrary;
+#[cfg(feature = "internals")]
+use crate::layout::shaders::{GridBinding, LibraryBinding};
 
 /// Finds colliding pairs with the WGSL pipeline.
 ///
@@ -93,7 +96,9 @@ impl GpuCollider {
 
     /// How this collider's kernels read its shape library: from a uniform buffer on a
     /// software adapter where the library fits in one, from a storage buffer otherwise
-    /// ([`LibraryBinding`] says why).
+    /// ([`LibraryBinding`] says why). For the tests of both forms.
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
     pub fn library_binding(&self) -> LibraryBinding {
         self.pipeline.library_binding()
     }
@@ -101,10 +106,13 @@ impl GpuCollider {
     /// How the next frame's broad phase reads the grid it walks: from uniform copies on
     /// a software adapter while the collider has room for at most
     /// [`GridBinding::UNIFORM_ENTRIES`] bodies and the last frame had at least
-    /// [`BIN_FROM_CANDIDATES`](crate::packed::BIN_FROM_CANDIDATES) candidates, from the
+    /// [`BIN_FROM_CANDIDATES`](crate::layout::packed::BIN_FROM_CANDIDATES) candidates, from the
     /// grid's storage buffers otherwise ([`GridBinding`] says why). A frame with fewer
     /// candidates walks too little to pay for the copies (measured on lavapipe: the broad
-    /// stage of bullet-hell 10k, 60 candidates, took 0.03 ms longer with them).
+    /// stage of bullet-hell 10k, 60 candidates, took 0.03 ms longer with them). For the
+    /// tests of both forms.
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
     pub fn grid_binding(&self) -> GridBinding {
         self.pipeline.grid_binding()
     }
@@ -394,7 +402,7 @@ pub(crate) struct Found {
 impl Collider for GpuCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library().check_bodies(bodies)?;
-        if crate::motion::any_moving(bodies) {
+        if crate::answer::motion::any_moving(bodies) {
             let swept = self.find_swept_pairs(bodies)?;
             return Ok(swept.into_iter().map(|s| s.pair).collect());
         }

@@ -79,6 +79,7 @@ pub enum ContactSlot {
 }
 
 impl ContactSlot {
+    #[cfg(feature = "internals")]
     /// The names a WGSL variable bound to this buffer may have.
     pub fn wgsl_names(self) -> &'static [&'static str] {
         match self {

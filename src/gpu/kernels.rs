@@ -290,7 +290,8 @@ impl<N, S: Copy> StageKernels<N, S> {
     ) {
         pass.set_pipeline(&self.pipelines[k.0]);
         pass.set_bind_group(0, groups.0[k.0].as_ref(), &[]);
-        let offset = slot as u64 * std::mem::size_of::<crate::packed::DispatchArgs>() as u64;
+        let offset =
+            slot as u64 * std::mem::size_of::<crate::layout::packed::DispatchArgs>() as u64;
         pass.dispatch_workgroups_indirect(args, offset);
     }
 }

@@ -4,33 +4,33 @@
 //! which runs a frame on it.
 
 mod bins;
-#[doc(hidden)]
-pub mod bounds;
-#[doc(hidden)]
-pub mod broad;
 mod buffers;
-#[doc(hidden)]
-pub use buffers::Slot;
 mod collider;
-#[doc(hidden)]
-pub mod contact;
+#[cfg(feature = "internals")]
+mod kernel_list;
 mod kernels;
-#[doc(hidden)]
-pub use kernels::{reflect, EntryBindings};
-pub(crate) use kernels::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
-#[doc(hidden)]
-pub mod narrow;
+mod lockstep;
+internal_mods!(bounds, broad, contact, narrow, query, readback);
 mod pending;
 mod pipeline;
-#[doc(hidden)]
-pub mod query;
-#[doc(hidden)]
-pub mod readback;
 mod record;
 mod sweep;
 mod timing;
 
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use buffers::Slot;
 pub use collider::GpuCollider;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use kernel_list::{binding_names, kernel_bindings, KernelBindings};
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use kernels::{reflect, EntryBindings};
+pub(crate) use kernels::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use lockstep::llvmpipe_lanes;
 pub use pending::{PendingFrame, MAX_FRAMES_IN_FLIGHT};
 pub use record::{BodyLayout, RecordedCounts, RecordedFrame, PAIRS_WGSL};
 
@@ -38,8 +38,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::grid::bucket_count;
-use crate::packed::{DISPATCH_WIDTH, LLVMPIPE_LANES, WORKGROUP_SIZE};
-use crate::shaders::{GridBinding, LibraryBinding, Stage};
+use crate::layout::packed::{DISPATCH_WIDTH, WORKGROUP_SIZE};
+use crate::layout::shaders::{GridBinding, LibraryBinding, Stage};
+use lockstep::check_lockstep_lanes;
 
 /// A device and queue on a chosen adapter, shared by any number of colliders.
 ///
@@ -321,14 +322,14 @@ impl GpuContext {
         library: LibraryBinding,
     ) -> Result<Arc<ContactKernels>, Error> {
         compiled(&self.contact_pipelines[binding_slot(library)], || {
-            let source = crate::shaders::contact_source(library);
+            let source = crate::layout::shaders::contact_source(library);
             StageKernels::new(&self.device, "contact", source, contact::BINDINGS)
         })
     }
 
     /// How a shape library of `bytes` is bound on this device ([`LibraryBinding`]): as a
     /// uniform buffer on a software adapter where it fits, as a storage buffer otherwise.
-    pub fn library_binding(&self, bytes: u64) -> LibraryBinding {
+    pub(crate) fn library_binding(&self, bytes: u64) -> LibraryBinding {
         if self.reads_uniform_tables() && bytes <= LibraryBinding::UNIFORM_BYTES {
             LibraryBinding::Uniform
         } else {
@@ -340,7 +341,7 @@ impl GpuContext {
     /// device ([`GridBinding`]): from uniform copies (in crowded frames,
     /// [`GpuCollider::grid_binding`]) on a software adapter where the grid fits them,
     /// from its storage buffers always otherwise.
-    pub fn grid_binding(&self, bodies: u32) -> GridBinding {
+    pub(crate) fn grid_binding(&self, bodies: u32) -> GridBinding {
         let fits = bodies <= GridBinding::UNIFORM_ENTRIES
             && bucket_count(bodies as usize) <= GridBinding::UNIFORM_BUCKETS;
         if self.reads_uniform_tables() && fits {
@@ -393,29 +394,6 @@ impl GpuContext {
         }
         self.check_uncaptured()?;
         result
-    }
-}
-
-#[doc(hidden)]
-/// Invocations an llvmpipe adapter runs in lockstep, from the vector width its name
-/// gives (`llvmpipe (LLVM 15.0.6, 256 bits)` runs 8 lanes of 32 bits); `None` for
-/// other adapters, which have no loop cap.
-pub fn llvmpipe_lanes(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix("llvmpipe")?;
-    let bits = rest.split(" bits").next()?.rsplit([' ', ',', '(']).next()?;
-    bits.parse::<u32>().ok().map(|bits| (bits / 32).max(1))
-}
-
-/// Refuses an llvmpipe whose lockstep groups are wider than the kernels' loop budgets
-/// allow for ([`LLVMPIPE_LANES`]): its answers could be cut short without an error.
-fn check_lockstep_lanes(info: &wgpu::AdapterInfo) -> Result<(), Error> {
-    match llvmpipe_lanes(&info.name) {
-        Some(lanes) if lanes > LLVMPIPE_LANES => Err(Error::TooManyLanes {
-            adapter: info.name.clone(),
-            lanes,
-            supported: LLVMPIPE_LANES,
-        }),
-        _ => Ok(()),
     }
 }
 
@@ -529,124 +507,9 @@ pub async fn usable_adapters() -> Result<Vec<wgpu::Adapter>, Error> {
     Ok(adapters)
 }
 
-#[doc(hidden)]
-/// The buffer the host binds at each binding number of each module (a stage's, by
-/// [`Stage::name`], or `contact`), as the WGSL variable names it may have; a test
-/// checks them against the shaders.
-pub fn binding_names() -> Vec<(&'static str, u32, &'static [&'static str])> {
-    let stages = [
-        (Stage::Bounds, bounds::BINDINGS),
-        (Stage::Broad, broad::BINDINGS),
-        (Stage::Narrow, narrow::BINDINGS),
-        (Stage::Query, query::BINDINGS),
-    ]
-    .into_iter()
-    .flat_map(|(stage, table)| {
-        table
-            .iter()
-            .map(move |&(binding, slot)| (stage.name(), binding, slot.wgsl_names()))
-    });
-    let contact = contact::BINDINGS
-        .iter()
-        .map(|&(binding, slot)| ("contact", binding, slot.wgsl_names()));
-    stages.chain(contact).collect()
-}
-
-#[doc(hidden)]
-/// One kernel the host compiles, as [`kernel_bindings`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelBindings {
-    /// Its module: a stage's name ([`Stage::name`]) or `contact`.
-    pub module: &'static str,
-    /// The forms of the module's variants it was composed with.
-    pub forms: (LibraryBinding, GridBinding),
-    /// The kernel's entry point and the bindings naga finds it using.
-    pub kernel: EntryBindings,
-}
-
-#[doc(hidden)]
-/// Every kernel the host compiles, from every module in every form, with the bindings
-/// naga finds each using, as compiling the stages would find them but without a
-/// device; or the first disagreement between a shader and the host: a module naga
-/// rejects, a kernel the host dispatches that its module lacks, or a binding a kernel
-/// uses that the module's table ([`binding_names`]) lacks.
-pub fn kernel_bindings() -> Result<Vec<KernelBindings>, String> {
-    fn rows<N: KernelNames, S>(
-        module: &'static str,
-        forms: (LibraryBinding, GridBinding),
-        source: &str,
-        table: &[(u32, S)],
-    ) -> Result<Vec<KernelBindings>, String> {
-        let (_, kernels) = kernels::plan::<N, S>(source, table)
-            .map_err(|e| format!("{module}, {forms:?}: {e}"))?;
-        Ok(kernels
-            .into_iter()
-            .map(|kernel| KernelBindings {
-                module,
-                forms,
-                kernel,
-            })
-            .collect())
-    }
-    let mut all = Vec::new();
-    for library in LibraryBinding::ALL {
-        let storage = (library, GridBinding::Storage);
-        let source = |stage: Stage| stage.source_with(library);
-        all.extend(rows::<bounds::Kernels, _>(
-            "bounds",
-            storage,
-            &source(Stage::Bounds),
-            bounds::BINDINGS,
-        )?);
-        all.extend(rows::<narrow::Kernels, _>(
-            "narrow",
-            storage,
-            &source(Stage::Narrow),
-            narrow::BINDINGS,
-        )?);
-        all.extend(rows::<query::Kernels, _>(
-            "query",
-            storage,
-            &source(Stage::Query),
-            query::BINDINGS,
-        )?);
-        all.extend(rows::<contact::Kernels, _>(
-            "contact",
-            storage,
-            &crate::shaders::contact_source(library),
-            contact::BINDINGS,
-        )?);
-    }
-    for grid in GridBinding::ALL {
-        let forms = (LibraryBinding::Storage, grid);
-        all.extend(rows::<broad::Kernels, _>(
-            "broad",
-            forms,
-            &Stage::Broad.source_for(forms.0, grid),
-            broad::BINDINGS,
-        )?);
-    }
-    Ok(all)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn adapter(name: &str) -> wgpu::AdapterInfo {
-        let mut info = wgpu::AdapterInfo::new(wgpu::DeviceType::Cpu, wgpu::Backend::Vulkan);
-        info.name = name.into();
-        info
-    }
-
-    #[test]
-    fn llvmpipe_lanes_come_from_the_vector_width_in_its_name() {
-        assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 15.0.6, 256 bits)"), Some(8));
-        assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 19.1.7, 512 bits)"), Some(16));
-        assert_eq!(llvmpipe_lanes("llvmpipe (LLVM 12.0.0, 128 bits)"), Some(4));
-        assert_eq!(llvmpipe_lanes("NVIDIA GeForce RTX 4090"), None);
-        assert_eq!(llvmpipe_lanes("llvmpipe"), None);
-    }
 
     #[test]
     fn indirect_arguments_stay_within_the_limit() {
@@ -654,11 +517,11 @@ mod tests {
         // dispatch_for lays them out (dispatch_size is its host twin): both sides within
         // the limit a device must have (DISPATCH_WIDTH, checked in
         // GpuContext::from_device), itself within WebGPU's default.
-        let (x, y) = crate::packed::dispatch_size(u32::MAX);
+        let (x, y) = crate::layout::packed::dispatch_size(u32::MAX);
         assert!(x <= DISPATCH_WIDTH && y <= DISPATCH_WIDTH, "{x} x {y}");
         // sweep_long_args: a workgroup per slot of its task list, 4-byte slots in a
         // binding under 4 GiB.
-        let (x, y) = crate::packed::workgroup_grid(1 << 30);
+        let (x, y) = crate::layout::packed::workgroup_grid(1 << 30);
         assert!(x <= DISPATCH_WIDTH && y <= DISPATCH_WIDTH, "{x} x {y}");
         assert!(DISPATCH_WIDTH < wgpu::Limits::default().max_compute_workgroups_per_dimension);
     }
@@ -671,16 +534,5 @@ mod tests {
         let asked = flags(Some("1"));
         let env = wgpu::InstanceDescriptor::new_without_display_handle_from_env().flags;
         assert_eq!(asked, env);
-    }
-
-    #[test]
-    fn an_llvmpipe_wider_than_the_budgets_is_refused_by_name() {
-        assert!(check_lockstep_lanes(&adapter("llvmpipe (LLVM 15.0.6, 256 bits)")).is_ok());
-        assert!(check_lockstep_lanes(&adapter("AMD Radeon RX 7900 XTX")).is_ok());
-        let error = check_lockstep_lanes(&adapter("llvmpipe (LLVM 19.1.7, 512 bits)"))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("16 invocations in lockstep"), "{error}");
-        assert!(error.contains("LP_NATIVE_VECTOR_WIDTH=256"), "{error}");
     }
 }

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::buffers::Room;
 use super::readback::MapOutcome;
-use crate::body::Body;
+use crate::input::body::Body;
 
 /// The most frames a collider holds in flight; [`crate::GpuCollider::submit`] refuses
 /// one more.

@@ -28,17 +28,17 @@ use super::record::RecordedFrame;
 use super::timing::StageTimer;
 use super::{bins, bounds, broad, narrow, BroadKernels, StageGroups};
 use super::{GpuContext, Pipelines};
-use crate::body::Body;
-use crate::cell_size::{choose_grid, QueryGridChoice};
-use crate::collider::Pair;
+use crate::answer::collider::Pair;
 use crate::error::Error;
+use crate::grid::cell_size::{choose_grid, QueryGridChoice};
 use crate::grid::{query_bucket_count, GridParams};
-use crate::library::{body_info, update_transforms, ShapeLibrary};
-use crate::packed::{
+use crate::input::body::Body;
+use crate::input::library::{body_info, update_transforms, ShapeLibrary};
+use crate::layout::packed::{
     BodyInfo, BodyTransform, Counters, DeferredScan, GridInfo, LongPair, Params, SweptLongPair,
     MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
-use crate::shaders::{GridBinding, LibraryBinding, Stage};
+use crate::layout::shaders::{GridBinding, LibraryBinding, Stage};
 
 /// The buffers, kernels and uploads of one collider's frames, and the operations a
 /// frame is made of.
@@ -263,6 +263,7 @@ impl FramePipeline {
         &self.library
     }
 
+    #[cfg(feature = "internals")]
     /// How the kernels read the shape library (`GpuCollider::library_binding`).
     pub(crate) fn library_binding(&self) -> LibraryBinding {
         self.library_binding

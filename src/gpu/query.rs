@@ -6,7 +6,7 @@
 //! slice; [`crate::GpuCollider::set_query_slice`] sets fewer). The first slice's submission
 //! builds the bodies' bounds and the broad phase's grid, by its own kernels from infos
 //! with every mask opened (`upload_query_bodies`) and with cells sized for the whole
-//! batch ([`crate::cell_size::choose_query_grid`]); each slice then runs the query
+//! batch ([`crate::grid::cell_size::choose_query_grid`]); each slice then runs the query
 //! kernels over the grid and reads back its counters, its rays' answers and its points'
 //! and boxes' hits, which join the answers in the batch's order. Nothing is dropped:
 //! when a counted list (tasks, pieces, hits) overflowed its buffer, the buffers grow to
@@ -24,7 +24,7 @@ use bytemuck::{Pod, Zeroable};
 use super::buffers::{make_buffer, Slot};
 use super::{Kernel, KernelFinder, KernelNames};
 use crate::error::{Error, Location};
-use crate::query::QueryBatch;
+use crate::answer::query::QueryBatch;
 
 /// The stage's kernels, in dispatch order.
 #[derive(Debug)]
@@ -354,7 +354,7 @@ pub(super) struct QueryList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::{BoxQuery, PointQuery, Ray};
+    use crate::answer::query::{BoxQuery, PointQuery, Ray};
     use glam::Vec2;
 
     #[test]

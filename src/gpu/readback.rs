@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::timing::STAMP_BYTES;
 use crate::error::Error;
-use crate::packed::Counters;
+use crate::layout::packed::Counters;
 
 /// Where a frame's results sit in its readback buffer: the counters first, from 0.
 /// Then the stage stamps, from here (`STAMP_BYTES` of them).

@@ -21,7 +21,7 @@ use std::mem::size_of;
 use std::sync::{Arc, Mutex};
 
 use crate::error::Error;
-use crate::packed::{Counters, PairsHeader};
+use crate::layout::packed::{Counters, PairsHeader};
 
 /// The WGSL of the buffers a [`RecordedFrame`] hands over, to paste into a shader that
 /// consumes the pairs; `tests/record.rs` compiles it with a consumer.

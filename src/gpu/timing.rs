@@ -4,7 +4,7 @@
 //! back in the frame's one readback.
 
 /// The stages timed, in order: bounds, broad, narrow.
-pub(crate) const TIMED_STAGES: u32 = crate::shaders::Stage::ALL.len() as u32;
+pub(crate) const TIMED_STAGES: u32 = crate::layout::shaders::Stage::ALL.len() as u32;
 
 /// Bytes the resolved stamps take in the readback buffer.
 pub(crate) const STAMP_BYTES: u64 = (2 * TIMED_STAGES * wgpu::QUERY_SIZE) as u64;

@@ -2,18 +2,18 @@
 //! buffers and readback layout, is `gpu::contact`, which knows nothing of the collider.
 
 use super::GpuCollider;
-use crate::body::Body;
-use crate::contact::{Contact, ContactKind};
+use crate::answer::contact::{Contact, ContactKind};
 use crate::error::Error;
 use crate::gpu::contact::depth_of;
-use crate::shapes::ShapeKind;
+use crate::input::body::Body;
+use crate::input::shapes::ShapeKind;
 
 impl GpuCollider {
     /// The contact of every pair `find_pairs` gives at `t = 0`, sorted by pair.
     pub(crate) fn contacts_checked(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
         // Velocities are ignored: the frame is the bodies at t = 0.
         let still: Vec<Body>;
-        let bodies = if crate::motion::any_moving(bodies) {
+        let bodies = if crate::answer::motion::any_moving(bodies) {
             still = bodies
                 .iter()
                 .map(|b| b.with_velocity(glam::Vec2::ZERO))

@@ -4,13 +4,13 @@
 use std::mem::size_of;
 
 use super::GpuCollider;
-use crate::body::Body;
-use crate::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
+use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair, StageTimes};
 use crate::error::Error;
 use crate::gpu::pending::{InFlight, PendingFrame, Work, MAX_FRAMES_IN_FLIGHT};
 use crate::gpu::pipeline::FrameResult;
 use crate::gpu::readback::{MapOutcome, CALLBACK_WAIT, PAIRS_AT};
 use crate::gpu::sweep::HOST_TOI;
+use crate::input::body::Body;
 
 impl GpuCollider {
     /// Uploads `bodies`, records and submits their frame, and returns without waiting
@@ -68,7 +68,7 @@ impl GpuCollider {
         // A frame with motion sweeps, and reads back its times of impact after the pairs:
         // a pair the GPU left to the host (`super::sweep::HOST_TOI`) sends the frame
         // through the blocking path.
-        let swept = crate::motion::any_moving(bodies);
+        let swept = crate::answer::motion::any_moving(bodies);
         if swept {
             self.pipeline.upload_velocities(bodies);
         }

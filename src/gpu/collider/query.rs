@@ -8,7 +8,7 @@ use std::ops::Range;
 use glam::Vec2;
 
 use super::GpuCollider;
-use crate::body::Body;
+use crate::answer::query::{QueryAnswers, QueryBatch, RayHit};
 use crate::error::{Error, Location};
 use crate::gpu::buffers::grown;
 use crate::gpu::pipeline::body_count;
@@ -16,7 +16,7 @@ use crate::gpu::query::{
     locate, pack, QueryCapacity, QueryList, QueryPiece, QueryTask, HITS_A_QUERY, HIT_BYTES,
     PIECES_A_QUERY, TASKS_A_QUERY,
 };
-use crate::query::{QueryAnswers, QueryBatch, RayHit};
+use crate::input::body::Body;
 
 impl GpuCollider {
     /// Runs later query batches in slices of at most `queries` queries each; `None`, the

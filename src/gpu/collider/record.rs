@@ -5,7 +5,6 @@
 use std::mem::size_of;
 
 use super::GpuCollider;
-use crate::body::Body;
 use crate::error::{Error, Location, SceneError};
 use crate::gpu::bins;
 use crate::gpu::buffers::{binding_limit, grown, Capacity};
@@ -14,7 +13,8 @@ use crate::gpu::record::{
     BodyLayout, MapFlag, Recorded, RecordedCounts, RecordedFrame, SlotState, StatusSlot,
     MAX_STATUS_SLOTS, STATUS_BYTES,
 };
-use crate::packed::{Counters, PairsHeader, NO_SOURCE_ANGLE};
+use crate::input::body::Body;
+use crate::layout::packed::{Counters, PairsHeader, NO_SOURCE_ANGLE};
 
 impl GpuCollider {
     /// Records one frame of `bodies` into `encoder`, which the caller submits: no

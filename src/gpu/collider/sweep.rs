@@ -2,11 +2,11 @@
 //! in `gpu::sweep`.
 
 use super::GpuCollider;
-use crate::body::Body;
+use crate::answer::motion::SweptPair;
 use crate::cpu::sweep::time_of_impact;
 use crate::error::Error;
 use crate::gpu::sweep::HOST_TOI;
-use crate::motion::SweptPair;
+use crate::input::body::Body;
 
 impl GpuCollider {
     /// The swept pairs of a frame with motion, ordered by pair; the rare pairs the GPU

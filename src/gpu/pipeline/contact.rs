@@ -14,7 +14,7 @@ use crate::gpu::contact::{
     ARGS_TASK, LONG_BYTES, TASK_BYTES,
 };
 use crate::gpu::readback::read_mapped;
-use crate::packed::DispatchArgs;
+use crate::layout::packed::DispatchArgs;
 
 impl FramePipeline {
     /// One run of the frame (as `run`), with the contact pass recorded after the narrow

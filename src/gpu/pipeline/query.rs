@@ -5,6 +5,7 @@
 use std::mem::size_of;
 
 use super::FramePipeline;
+use crate::answer::query::QueryBatch;
 use crate::error::Error;
 use crate::gpu::buffers::grown;
 use crate::gpu::query::{
@@ -13,8 +14,7 @@ use crate::gpu::query::{
 };
 use crate::gpu::readback::read_mapped;
 use crate::grid::GridParams;
-use crate::packed::{dispatch_size, ARGS_DEFERRED, ARGS_TASKS};
-use crate::query::QueryBatch;
+use crate::layout::packed::{dispatch_size, ARGS_DEFERRED, ARGS_TASKS};
 
 impl FramePipeline {
     /// The grid for `batch` over the uploaded bodies, chosen again when they or the

@@ -11,11 +11,11 @@ use std::io::Read;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Number, Value};
 
-use crate::body::Body;
+use crate::answer::query::{BoxQuery, PointQuery, QueryBatch, Ray};
 use crate::error::{f32_text, Error, Location, SceneError};
-use crate::library::{ShapeLibrary, MAX_BITMASK_COORDINATE, MAX_DISPLACEMENT};
-use crate::query::{BoxQuery, PointQuery, QueryBatch, Ray};
-use crate::shapes::{Bitmask, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
+use crate::input::body::Body;
+use crate::input::library::{ShapeLibrary, MAX_BITMASK_COORDINATE, MAX_DISPLACEMENT};
+use crate::input::shapes::{Bitmask, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
 
 /// A shape library and the bodies that use it.
 ///
@@ -979,7 +979,7 @@ fn parse_body(
         layer: filter("layer")?,
         mask: filter("mask")?,
         // Scene files carry no ids: a body is its index there.
-        id: crate::body::NO_ID,
+        id: crate::input::body::NO_ID,
     })
 }
 

@@ -6,7 +6,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::shapes::{PairKind, ShapeKind};
+use crate::input::shapes::{PairKind, ShapeKind};
 
 /// Threads per workgroup in every kernel.
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -32,7 +32,7 @@ pub const BOX_KEY_BODIES: u32 = 16384;
 
 /// Bytes of a table the kernels read from a uniform buffer on software adapters (the
 /// library, `LibraryBinding::Uniform`, and the walk's copies of the grid,
-/// `GridBinding::Uniform`, in [`crate::shaders`]): WebGPU's default limit on a uniform
+/// `GridBinding::Uniform`, in [`crate::layout::shaders`]): WebGPU's default limit on a uniform
 /// binding, and the most lavapipe and llvmpipe's GL driver allow.
 pub const UNIFORM_TABLE_BYTES: u64 = 65536;
 
@@ -284,7 +284,7 @@ pub struct BodyInfo {
     /// kernel takes the kind it records for the narrow phase's bins (see
     /// [`PAIR_KIND_SHIFT`]) from the library instead, a cheaper read on software
     /// adapters. The CPU path reads kinds from the library, and
-    /// [`crate::library::body_info`] leaves it 0.
+    /// [`crate::input::library::body_info`] leaves it 0.
     pub kind: u32,
 }
 

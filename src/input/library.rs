@@ -1,13 +1,15 @@
 //! The shape library: shapes checked against the rules of the scene format and packed
-//! once into the flat arrays both backends read (see [`crate::packed`]). Bodies are
+//! once into the flat arrays both backends read (`src/layout/packed.rs`). Bodies are
 //! checked against it and packed every frame.
 
-use crate::body::Body;
 use crate::error::{f32_text, Location, SceneError};
-use crate::packed::{BodyInfo, BodyTransform, PackedShape, PolygonVertex};
-use crate::shapes::{words_per_row, Bitmask, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES};
+use crate::input::body::Body;
+use crate::input::shapes::{
+    words_per_row, Bitmask, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES,
+};
+use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape, PolygonVertex};
 
-pub use crate::packed::MAX_BITMASK_COORDINATE;
+pub use crate::layout::packed::MAX_BITMASK_COORDINATE;
 
 /// A body's displacement over a frame (`vx`, `vy`) may not pass this magnitude. The
 /// limit is far beyond any motion a game gives a body in a frame (the format's world is
@@ -443,7 +445,7 @@ use bytemuck::Zeroable;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shapes::Circle;
+    use crate::input::shapes::Circle;
 
     #[test]
     fn checking_on_all_cores_still_names_the_first_bad_body() {
@@ -467,7 +469,7 @@ mod tests {
 
     #[test]
     fn only_axis_aligned_rectangles_are_marked_as_rectangles() {
-        use crate::shapes::{Circle, Polygon};
+        use crate::input::shapes::{Circle, Polygon};
         use glam::Vec2;
         let quad =
             |points: [[f32; 2]; 4]| Shape::Polygon(Polygon::new(points.map(Vec2::from).to_vec()));

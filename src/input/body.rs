@@ -80,4 +80,4 @@ impl Body {
     }
 }
 
-pub use crate::geometry::filters_agree;
+pub use crate::layout::geometry::filters_agree;

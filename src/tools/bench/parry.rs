@@ -37,14 +37,14 @@ use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry2d::query::{self, ShapeCastOptions};
 use parry2d::shape::{Ball, ConvexPolygon, Cuboid, SharedShape};
 
-use crate::body::{filters_agree, Body};
-use crate::collider::{sorted_pairs, Collider, FrameStats, Pair};
+use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair};
+use crate::answer::motion::SweptPair;
+use crate::answer::query::{QueryAnswers, QueryBatch, RayHit};
 use crate::error::Error;
-use crate::library::ShapeLibrary;
-use crate::motion::SweptPair;
-use crate::packed::PackedShape;
-use crate::query::{QueryAnswers, QueryBatch, RayHit};
-use crate::shapes::ShapeKind;
+use crate::input::body::{filters_agree, Body};
+use crate::input::library::ShapeLibrary;
+use crate::input::shapes::ShapeKind;
+use crate::layout::packed::PackedShape;
 
 /// The baseline's own failure, as the library's error for backends outside it.
 fn baseline(message: String) -> Error {
@@ -110,7 +110,7 @@ impl ParryCollider {
             leaves: Vec::new(),
             leaf_bodies: Vec::new(),
             last: FrameStats::default(),
-            max_pairs: crate::collider::DEFAULT_MAX_PAIRS,
+            max_pairs: crate::answer::collider::DEFAULT_MAX_PAIRS,
         })
     }
 }
@@ -218,7 +218,7 @@ impl ParryCollider {
 impl Collider for ParryCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
-        crate::motion::refuse_motion(&self.describe(), bodies)?;
+        crate::answer::motion::refuse_motion(&self.describe(), bodies)?;
         self.place(bodies, false);
         // Leaves numbered 0..n: parry 0.31's `from_iter` panics on other numbers when
         // there are only one or two leaves.
@@ -432,7 +432,7 @@ impl Collider for ParryCollider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{random_scene, BulletHell, SceneKind};
+    use crate::tools::generate::{random_scene, BulletHell, SceneKind};
     use crate::CpuCollider;
 
     /// How far apart (positive) or how deep (negative) bodies `i` and `j` are, by parry.

@@ -5,9 +5,9 @@ use glam::Vec2;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::body::Body;
-use crate::scene::Scene;
-use crate::shapes::{Bitmask, Circle, Polygon, Shape};
+use crate::input::body::Body;
+use crate::input::scene::Scene;
+use crate::input::shapes::{Bitmask, Circle, Polygon, Shape};
 
 /// What a random scene is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

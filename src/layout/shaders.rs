@@ -1,5 +1,5 @@
 //! The WGSL sources of the pipeline stages. Each module is the shared constants (from
-//! [`crate::packed::wgsl_constants`]) followed by whole WGSL files from `shaders/`, in
+//! [`crate::layout::packed::wgsl_constants`]) followed by whole WGSL files from `shaders/`, in
 //! the order [`Stage::parts`] gives: nothing is spliced into a file. Where a stage has
 //! variants (the shape library's binding, [`LibraryBinding`]; the broad walk's reads of
 //! the grid, [`GridBinding`]), each variant is a small file of its own, and the
@@ -7,7 +7,7 @@
 //! contact pass ([`contact_source`]) runs after a frame's narrow phase, on its pairs,
 //! and is composed after the narrow stage, whose helpers it uses.
 
-use crate::packed::{
+use crate::layout::packed::{
     wgsl_constants, BOX_KEY_BODIES, BUCKETS_PER_THREAD, UNIFORM_TABLE_BYTES, UNIFORM_TABLE_WORDS,
 };
 
@@ -35,6 +35,7 @@ pub enum LibraryBinding {
 }
 
 impl LibraryBinding {
+    #[cfg(feature = "internals")]
     /// Both forms.
     pub const ALL: [LibraryBinding; 2] = [LibraryBinding::Storage, LibraryBinding::Uniform];
 
@@ -45,8 +46,8 @@ impl LibraryBinding {
     /// The binding's declaration and `library_u32`, in WGSL.
     fn wgsl(self) -> &'static str {
         match self {
-            LibraryBinding::Storage => include_str!("../shaders/library_storage.wgsl"),
-            LibraryBinding::Uniform => include_str!("../shaders/library_uniform.wgsl"),
+            LibraryBinding::Storage => include_str!("../../shaders/library_storage.wgsl"),
+            LibraryBinding::Uniform => include_str!("../../shaders/library_uniform.wgsl"),
         }
     }
 }
@@ -84,12 +85,13 @@ pub enum GridBinding {
 }
 
 impl GridBinding {
+    #[cfg(feature = "internals")]
     /// Both forms.
     pub const ALL: [GridBinding; 2] = [GridBinding::Storage, GridBinding::Uniform];
 
     /// The most entries, one word each, the uniform form's copy holds: one uniform
     /// binding's worth. The copy of the box keys, a word a body, holds as many
-    /// ([`crate::packed::BOX_KEY_BODIES`]).
+    /// ([`crate::layout::packed::BOX_KEY_BODIES`]).
     pub const UNIFORM_ENTRIES: u32 = UNIFORM_TABLE_WORDS;
 
     /// The most buckets the uniform form's copy of the table holds: one uniform
@@ -102,8 +104,8 @@ impl GridBinding {
     /// The walk's reads, and in the uniform form the copies' bindings, in WGSL.
     fn wgsl(self) -> &'static str {
         match self {
-            GridBinding::Storage => include_str!("../shaders/walk_storage.wgsl"),
-            GridBinding::Uniform => include_str!("../shaders/walk_uniform.wgsl"),
+            GridBinding::Storage => include_str!("../../shaders/walk_storage.wgsl"),
+            GridBinding::Uniform => include_str!("../../shaders/walk_uniform.wgsl"),
         }
     }
 }
@@ -130,6 +132,7 @@ impl Stage {
     /// Every stage, in pipeline order.
     pub const ALL: [Stage; 3] = [Stage::Bounds, Stage::Broad, Stage::Narrow];
 
+    #[cfg(feature = "internals")]
     /// Every WGSL module: the pipeline's stages, then the queries.
     pub const MODULES: [Stage; 4] = [Stage::Bounds, Stage::Broad, Stage::Narrow, Stage::Query];
 
@@ -143,6 +146,7 @@ impl Stage {
         }
     }
 
+    #[cfg(feature = "internals")]
     /// The complete WGSL module of the stage, reading the library from a storage buffer.
     pub fn source(self) -> String {
         self.source_with(LibraryBinding::Storage)
@@ -172,23 +176,23 @@ impl Stage {
     /// `shaders/walk_uniform.wgsl`), which use the stage's own declarations.
     pub fn parts(self, library: LibraryBinding, grid: GridBinding) -> Vec<&'static str> {
         let mut parts = vec![
-            include_str!("../shaders/types.wgsl"),
-            include_str!("../shaders/geometry.wgsl"),
+            include_str!("../../shaders/types.wgsl"),
+            include_str!("../../shaders/geometry.wgsl"),
         ];
         if self.reads_library() {
-            parts.extend([library.wgsl(), include_str!("../shaders/library.wgsl")]);
+            parts.extend([library.wgsl(), include_str!("../../shaders/library.wgsl")]);
         }
         if self.reads_grid() {
-            parts.push(include_str!("../shaders/grid.wgsl"));
+            parts.push(include_str!("../../shaders/grid.wgsl"));
         }
         parts.extend_from_slice(match self {
-            Stage::Bounds => &[include_str!("../shaders/bounds.wgsl")],
-            Stage::Broad => &[include_str!("../shaders/broad.wgsl")],
+            Stage::Bounds => &[include_str!("../../shaders/bounds.wgsl")],
+            Stage::Broad => &[include_str!("../../shaders/broad.wgsl")],
             Stage::Narrow => &[
-                include_str!("../shaders/narrow.wgsl"),
-                include_str!("../shaders/sweep.wgsl"),
+                include_str!("../../shaders/narrow.wgsl"),
+                include_str!("../../shaders/sweep.wgsl"),
             ],
-            Stage::Query => &[include_str!("../shaders/query.wgsl")],
+            Stage::Query => &[include_str!("../../shaders/query.wgsl")],
         });
         if self == Stage::Broad {
             parts.push(grid.wgsl());
@@ -229,6 +233,6 @@ fn compose(parts: &[&str]) -> String {
 /// placements and shape helpers it shares, then its own file.
 pub fn contact_source(library: LibraryBinding) -> String {
     let mut parts = Stage::Narrow.parts(library, GridBinding::Storage);
-    parts.push(include_str!("../shaders/contact.wgsl"));
+    parts.push(include_str!("../../shaders/contact.wgsl"));
     compose(&parts)
 }

@@ -37,15 +37,15 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::collider::{Collider, Pair, StageTimes};
+use crate::answer::collider::{Collider, Pair, StageTimes};
+use crate::answer::motion::SweptPair;
+use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::cpu::CpuCollider;
 use crate::error::Error;
-use crate::generate::{random_scene, SceneKind};
 use crate::gpu::{GpuCollider, GpuContext};
-use crate::library::ShapeLibrary;
-use crate::motion::SweptPair;
-use crate::query::{QueryAnswers, QueryBatch};
-use crate::scene::Scene;
+use crate::input::library::ShapeLibrary;
+use crate::input::scene::Scene;
+use crate::tools::generate::{random_scene, SceneKind};
 use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
 pub use error::CliError;
@@ -115,7 +115,7 @@ impl Backend {
 /// A scene to benchmark: a generated one by name, or a scene file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SceneChoice {
-    /// `bullet-hell`: [`crate::generate::BulletHell`], the game moving its bodies.
+    /// `bullet-hell`: [`crate::tools::generate::BulletHell`], the game moving its bodies.
     BulletHell,
     /// `mixed`: polygons, circles and bitmasks ([`SceneKind::Mixed`]), drifting.
     Mixed,
@@ -364,7 +364,7 @@ fn read_scene(path: &Path, bar: &ProgressBar) -> Result<Scene, Error> {
         source,
     })?;
     let name = path.display().to_string();
-    let text = crate::scene::read_text(file, &name, crate::scene::MAX_SCENE_BYTES)?;
+    let text = crate::input::scene::read_text(file, &name, crate::input::scene::MAX_SCENE_BYTES)?;
     let parsed = Scene::from_json_with_warnings(&text)?;
     for warning in &parsed.warnings {
         say(bar, format!("warning: {name}: {warning}"));
@@ -806,7 +806,7 @@ fn measure(
 fn run_task(
     collider: &mut dyn Collider,
     task: &Task,
-    bodies: &[crate::body::Body],
+    bodies: &[crate::input::body::Body],
 ) -> Result<Answer, Error> {
     Ok(match task {
         Task::Pairs => Answer::Pairs(collider.find_pairs(bodies)?),
@@ -819,8 +819,8 @@ fn run_task(
 /// each by the f64 recomputation ([`band::verdict`]).
 fn compare_pairs(
     measured: &mut Measured,
-    shapes: &[crate::shapes::Shape],
-    bodies: &[crate::body::Body],
+    shapes: &[crate::input::shapes::Shape],
+    bodies: &[crate::input::body::Body],
     theirs: &[Pair],
     ours: &[Pair],
 ) {
@@ -850,10 +850,14 @@ fn judge(measured: &mut Measured, verdict: Verdict, found_here: bool) {
 }
 
 /// The bodies of `pair` moved to time `t` of the frame.
-fn at_time(bodies: &[crate::body::Body], pair: Pair, t: f32) -> [crate::body::Body; 2] {
+fn at_time(
+    bodies: &[crate::input::body::Body],
+    pair: Pair,
+    t: f32,
+) -> [crate::input::body::Body; 2] {
     pair.map(|k| {
         let body = bodies[k as usize];
-        crate::body::Body {
+        crate::input::body::Body {
             position: body.position + body.velocity * t,
             ..body
         }
@@ -861,7 +865,7 @@ fn at_time(bodies: &[crate::body::Body], pair: Pair, t: f32) -> [crate::body::Bo
 }
 
 /// The spec's tolerance on a time of impact: `0.01 / |v_j - v_i| + 1e-4`.
-fn toi_tolerance(bodies: &[crate::body::Body], [i, j]: Pair) -> f64 {
+fn toi_tolerance(bodies: &[crate::input::body::Body], [i, j]: Pair) -> f64 {
     let relative = (bodies[j as usize].velocity - bodies[i as usize].velocity).as_dvec2();
     band::BAND / relative.length() + 1e-4
 }
@@ -874,8 +878,8 @@ fn toi_tolerance(bodies: &[crate::body::Body], [i, j]: Pair) -> f64 {
 /// first touch; within the band, either may go.
 fn compare_swept(
     measured: &mut Measured,
-    shapes: &[crate::shapes::Shape],
-    bodies: &[crate::body::Body],
+    shapes: &[crate::input::shapes::Shape],
+    bodies: &[crate::input::body::Body],
     theirs: &[SweptPair],
     ours: &[SweptPair],
 ) {

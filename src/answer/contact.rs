@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use crate::pair::Pair;
+use crate::answer::pair::Pair;
 
 /// One colliding pair and how it overlaps.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,7 +5,7 @@
 //! pair fits a key of a few tens of bits, sorted by a least-significant-digit radix sort
 //! in three or four passes over the pairs.
 
-use crate::pair::Pair;
+use crate::answer::pair::Pair;
 
 /// Below this many pairs a comparison sort is as fast, with no buffer to allocate.
 const RADIX_FROM: usize = 1024;

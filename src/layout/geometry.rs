@@ -5,7 +5,7 @@
 
 use glam::Vec2;
 
-use crate::packed::Aabb;
+use crate::layout::packed::Aabb;
 
 /// Rotates `v` by the rotation stored as `(cos, sin)`; WGSL `rotate`.
 pub fn rotate(v: Vec2, rotation: Vec2) -> Vec2 {

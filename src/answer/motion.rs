@@ -2,9 +2,9 @@
 //! slides over the frame, and a pair collides when its shapes meet at some time `t` in
 //! `[0, 1]`. [`crate::Collider::find_swept_pairs`] answers with the first such time.
 
-use crate::body::Body;
+use crate::answer::pair::Pair;
 use crate::error::Error;
-use crate::pair::Pair;
+use crate::input::body::Body;
 
 /// A pair of bodies that meet during the frame, and when they first do.
 #[derive(Debug, Clone, Copy, PartialEq)]

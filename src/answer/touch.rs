@@ -17,8 +17,8 @@
 
 use std::collections::HashSet;
 
-use crate::body::Body;
-use crate::collider::Pair;
+use crate::answer::collider::Pair;
+use crate::input::body::Body;
 
 /// A change in whether two bodies touch, as the ids of the two bodies (lower first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,7 +32,7 @@ pub enum TouchEvent {
 /// Turns each frame's pairs into [`TouchEvent`]s, from whichever backend found them.
 ///
 /// Bodies are told apart by [`Body::id`]; a body without an id
-/// ([`crate::body::NO_ID`]) is known by its index in the frame's body list, which is
+/// ([`crate::input::body::NO_ID`]) is known by its index in the frame's body list, which is
 /// only right while bodies keep their places. Ids should be unique: two bodies with one
 /// id are one body to the tracker. The work per frame is linear in the pairs of this
 /// frame and the last, plus sorting the events.
@@ -56,7 +56,7 @@ impl TouchTracker {
     pub fn update(&mut self, pairs: &[Pair], bodies: &[Body]) -> &[TouchEvent] {
         let key = |i: u32| {
             bodies.get(i as usize).map(|b| {
-                if b.id == crate::body::NO_ID {
+                if b.id == crate::input::body::NO_ID {
                     i as u64
                 } else {
                     b.id

@@ -5,7 +5,7 @@
 //!
 //! The kinds are data: their number, the pairs, the bins the GPU keeps candidates in and
 //! the bits a candidate spends on its pair all follow from [`ShapeKind::ALL`], in Rust and
-//! (through the constants `crate::packed` writes) in WGSL. Every match on a kind or a
+//! (through the constants `crate::layout::packed` writes) in WGSL. Every match on a kind or a
 //! pair of kinds names each case, so a new kind does not compile until each stage says
 //! how it tests it.
 
@@ -72,7 +72,7 @@ impl ShapeKind {
 /// kind below `l`, in the order of their higher kind (for polygon, circle, bitmask:
 /// polygon-polygon 0, polygon-circle 1, polygon-bitmask 2, circle-circle 3,
 /// circle-bitmask 4, bitmask-bitmask 5). WGSL `pair_kind` numbers them alike, and each
-/// has a `PAIR_*` constant there (`crate::packed::wgsl_constants`).
+/// has a `PAIR_*` constant there (`crate::layout::packed::wgsl_constants`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PairKind {
     low: ShapeKind,

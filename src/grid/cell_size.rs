@@ -25,9 +25,9 @@ use crate::grid::{
     bucket_count, cell_bucket, level_of, median_extent, probed_cells, query_bucket_count,
     waiter_layers, GridParams, TableLayout, TOP_LEVEL,
 };
-use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, BodyTransform, NO_LEVEL};
-use crate::query::QueryBatch;
+use crate::input::library::ShapeLibrary;
+use crate::layout::packed::{Aabb, BodyInfo, BodyTransform, NO_LEVEL};
+use crate::answer::query::QueryBatch;
 
 /// Bodies sampled to choose the cell size.
 pub const SAMPLE: usize = 2048;
@@ -304,10 +304,10 @@ pub fn query_reads(
 mod tests {
     use super::*;
     use crate::cpu::bounds::bounds;
-    use crate::generate::{random_scene, BulletHell, SceneKind};
-    use crate::library::{body_info, body_transform};
-    use crate::query::QueryBatch;
-    use crate::scene::Scene;
+    use crate::tools::generate::{random_scene, BulletHell, SceneKind};
+    use crate::input::library::{body_info, body_transform};
+    use crate::answer::query::QueryBatch;
+    use crate::input::scene::Scene;
 
     /// The scene's library, and its bodies' infos and transforms.
     fn prepared(scene: &Scene) -> (ShapeLibrary, Vec<BodyInfo>, Vec<BodyTransform>) {
@@ -398,12 +398,12 @@ mod tests {
             let at = lo + Vec2::new(next(), next()) * (hi - lo);
             let size = Vec2::new(next(), next()) * 50.0;
             match k % 3 {
-                0 => batch.rays.push(crate::query::Ray::new(
+                0 => batch.rays.push(crate::answer::query::Ray::new(
                     at,
                     Vec2::from_angle(next() * std::f32::consts::TAU) * (20.0 + 180.0 * next()),
                 )),
-                1 => batch.points.push(crate::query::PointQuery::new(at)),
-                _ => batch.boxes.push(crate::query::BoxQuery::new(at, at + size)),
+                1 => batch.points.push(crate::answer::query::PointQuery::new(at)),
+                _ => batch.boxes.push(crate::answer::query::BoxQuery::new(at, at + size)),
             }
         }
         batch

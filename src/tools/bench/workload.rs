@@ -11,12 +11,12 @@ use glam::{IVec2, Vec2};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::body::Body;
-use crate::generate::{BulletHell, LAYER_ENEMY_BULLET, LAYER_PLAYER_BULLET};
-use crate::library::MAX_BITMASK_COORDINATE;
-use crate::query::{BoxQuery, PointQuery, QueryBatch, Ray};
-use crate::scene::Scene;
-use crate::shapes::Shape;
+use crate::answer::query::{BoxQuery, PointQuery, QueryBatch, Ray};
+use crate::input::body::Body;
+use crate::input::library::MAX_BITMASK_COORDINATE;
+use crate::input::scene::Scene;
+use crate::input::shapes::Shape;
+use crate::tools::generate::{BulletHell, LAYER_ENEMY_BULLET, LAYER_PLAYER_BULLET};
 
 /// Seconds between two frames: a 60 Hz game.
 pub const FRAME_DT: f32 = 1.0 / 60.0;
@@ -220,7 +220,7 @@ fn wrap_angle(angle: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{random_scene, SceneKind};
+    use crate::tools::generate::{random_scene, SceneKind};
 
     #[test]
     fn every_frame_differs_and_stays_valid() {

@@ -1,12 +1,12 @@
 //! The one interface every backend implements, so tests, the benchmark and the
 //! `pairs` command can run the same bodies on each and compare.
 
-use crate::body::Body;
-use crate::contact::Contact;
+use crate::answer::contact::Contact;
+use crate::answer::motion::{unsupported, SweptPair};
+pub use crate::answer::pair::Pair;
+use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
-use crate::motion::{unsupported, SweptPair};
-pub use crate::pair::Pair;
-use crate::query::{QueryAnswers, QueryBatch};
+use crate::input::body::Body;
 
 /// The default of [`Collider::set_max_pairs`]: 2^26 box-overlapping pairs, 512 MiB of
 /// pairs at 8 bytes each, far more than any game frame meets, far less than the
@@ -145,8 +145,8 @@ pub struct StageTimes {
     pub readback: f64,
 }
 
-/// Pairs sorted ascending, as the format prints them ([`crate::pair_sort`]).
+/// Pairs sorted ascending, as the format prints them.
 pub fn sorted_pairs(mut pairs: Vec<Pair>) -> Vec<Pair> {
-    crate::pair_sort::sort_pairs(&mut pairs);
+    crate::answer::pair_sort::sort_pairs(&mut pairs);
     pairs
 }

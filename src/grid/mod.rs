@@ -8,10 +8,14 @@
 //! any other level (a polygon 10^20 across among bullets), which would otherwise reach
 //! further than the grid's search assumes and make their search cover billions of cells.
 
+pub mod cell_size;
+
 use glam::{IVec2, Vec2};
 
-use crate::library::ShapeLibrary;
-use crate::packed::{Aabb, BodyInfo, GridInfo, MAX_LEVELS, REACH_BUDGET};
+use crate::input::library::ShapeLibrary;
+#[cfg(feature = "internals")]
+use crate::layout::packed::Aabb;
+use crate::layout::packed::{BodyInfo, GridInfo, MAX_LEVELS, REACH_BUDGET};
 
 /// The level whose one cell holds every body too large for the others.
 pub const TOP_LEVEL: u32 = MAX_LEVELS - 1;
@@ -34,7 +38,7 @@ pub struct GridParams {
 
 impl GridParams {
     /// Parameters for these bodies from their sizes alone, where their positions are not
-    /// known; the colliders measure instead ([`crate::cell_size::choose_grid`]).
+    /// known; the colliders measure instead ([`crate::grid::cell_size::choose_grid`]).
     pub fn for_bodies(library: &ShapeLibrary, infos: &[BodyInfo]) -> Self {
         // Cells twice the median body: most bodies then sit on level 0 (a body exactly
         // as large as a cell would be pushed up a level by the rounding margin), and a
@@ -321,20 +325,25 @@ fn floor_to_int(q: Vec2) -> IVec2 {
     IVec2::select(t.as_vec2().cmpgt(q), t - IVec2::ONE, t)
 }
 
+#[cfg(feature = "internals")]
 /// A word that is no box key ([`box_key`]): it meets every key. As WGSL `NO_BOX_KEY`.
 pub const NO_BOX_KEY: u32 = u32::MAX;
 
+#[cfg(feature = "internals")]
 /// The widest key made for a body's box, in steps ([`box_key`]); a body's box, at most a
 /// cell wide on its level, takes 18. As WGSL `BODY_KEY_WIDTH`.
 pub const BODY_KEY_WIDTH: i32 = 20;
 
+#[cfg(feature = "internals")]
 /// The widest key made for a seeker's box on the level it reads. As WGSL
 /// `SEEKER_KEY_WIDTH`.
 pub const SEEKER_KEY_WIDTH: i32 = 100;
 
+#[cfg(feature = "internals")]
 /// How far from the origin, in steps, a box still gets a key. As WGSL `BOX_KEY_REACH`.
 pub const BOX_KEY_REACH: f32 = 4_194_304.0;
 
+#[cfg(feature = "internals")]
 /// The box key of `bounds` on `level`: its corners in steps of a sixteenth of a cell,
 /// widened by a step each way, each coordinate's low 8 bits (min.x, min.y, max.x, max.y
 /// from the low byte up); [`NO_BOX_KEY`] on the top level, or where the box spans more
@@ -363,6 +372,7 @@ pub fn box_key(params: &GridParams, bounds: &Aabb, level: u32, widest: i32) -> u
     byte(low.x) | byte(low.y) << 8 | byte(high.x) << 16 | byte(high.y) << 24
 }
 
+#[cfg(feature = "internals")]
 /// Whether boxes of keys `a` and `b` on one level may meet: false only where one lies
 /// wholly before the other along an axis. As WGSL `box_keys_may_meet`.
 pub fn box_keys_may_meet(a: u32, b: u32) -> bool {

@@ -24,13 +24,13 @@ use std::io::{self, Write};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use glam::DVec2;
 
-use crate::collider::Pair;
-use crate::contact::{Contact, ContactKind};
+use crate::answer::collider::Pair;
+use crate::answer::contact::{Contact, ContactKind};
+use crate::answer::motion::SweptPair;
+use crate::answer::query::QueryAnswers;
 use crate::error::f32_text;
-use crate::motion::SweptPair;
-use crate::query::QueryAnswers;
-use crate::scene::Scene;
-use crate::shapes::{Bitmask, Shape};
+use crate::input::scene::Scene;
+use crate::input::shapes::{Bitmask, Shape};
 
 /// Width of the picture in pixels; the height follows the view's aspect.
 const WIDTH_PX: f64 = 1200.0;
@@ -361,7 +361,7 @@ enum Outline<'a> {
 }
 
 impl<'a> Outline<'a> {
-    fn of(shape: &'a Shape, body: &crate::body::Body) -> Outline<'a> {
+    fn of(shape: &'a Shape, body: &crate::input::body::Body) -> Outline<'a> {
         let origin = DVec2::new(body.position.x as f64, body.position.y as f64);
         match shape {
             Shape::Polygon(polygon) => {
@@ -532,7 +532,7 @@ fn write_png<W: Write>(out: W, mask: &Bitmask, colour: [u8; 4]) -> io::Result<()
     encoder.set_trns(vec![0, colour[3]]);
     let mut writer = encoder.write_header().map_err(io_error)?;
     let mut stream = writer.stream_writer().map_err(io_error)?;
-    let words = crate::shapes::words_per_row(mask.width()) as usize;
+    let words = crate::input::shapes::words_per_row(mask.width()) as usize;
     let mut row = vec![0u8; mask.width().div_ceil(8) as usize];
     for row_words in mask.words().chunks_exact(words) {
         // The mask keeps column `c` in bit `c % 32` of its word (the lowest first); a

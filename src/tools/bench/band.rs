@@ -13,8 +13,8 @@
 
 use glam::DVec2;
 
-use crate::body::Body;
-use crate::shapes::{Bitmask, Shape};
+use crate::input::body::Body;
+use crate::input::shapes::{Bitmask, Shape};
 
 /// The format's tolerance: pairs whose boundaries come within this of touching may go
 /// either way.
@@ -230,7 +230,7 @@ fn segment_distance(a: DVec2, b: DVec2, point: DVec2) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shapes::{Circle, Polygon};
+    use crate::input::shapes::{Circle, Polygon};
     use glam::Vec2;
 
     fn square() -> Shape {

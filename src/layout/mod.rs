@@ -1,0 +1,6 @@
+//! The data the GPU reads, laid out as the WGSL declares it, and the shader sources
+//! composed with the constants that layout derives.
+
+pub mod geometry;
+pub mod packed;
+pub mod shaders;
