@@ -20,8 +20,8 @@ use gpu_collide::cpu::narrow::{circle_circle, Geometry, Placement};
 use gpu_collide::cpu::{bounds, broad, narrow};
 use gpu_collide::generate::{random_scene, SceneKind};
 use gpu_collide::glam::{IVec2, Vec2};
+use gpu_collide::layout::bodies::{body_info, body_transform};
 use gpu_collide::layout::packed::{BodyInfo, BodyTransform};
-use gpu_collide::library::{body_info, body_transform};
 use gpu_collide::{
     Bitmask, Circle, Collider, CpuCollider, GpuCollider, GpuContext, Polygon, Shape, ShapeLibrary,
 };
@@ -61,7 +61,7 @@ fn shape_pairs(c: &mut Criterion) {
         Shape::Bitmask(checkerboard(64, 1)),       // 4: never shares a cell with 3 at even offsets
     ])
     .expect("valid shapes");
-    let s = library.shapes.clone();
+    let s = library.packed_shapes().to_vec();
     let geometry = Geometry { library: &library };
     let at = |x: f32, y: f32, angle: f32| Placement {
         offset: Vec2::new(x, y),

@@ -438,7 +438,7 @@ fn a_bar_over_more_cells_than_buckets_finds_each_body_once() {
 fn bodies_that_leave_the_tables_rectangle_are_found_once() {
     use gpu_collide::grid::cell_size::choose_grid;
     use gpu_collide::grid::TableLayout;
-    use gpu_collide::library::{body_info, body_transform};
+    use gpu_collide::layout::bodies::{body_info, body_transform};
     use gpu_collide::{glam::Vec2, ShapeLibrary};
     use gpu_collide::{Body, Circle, Collider, CpuCollider, GpuCollider, Shape};
     let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(0.6))]).expect("library");

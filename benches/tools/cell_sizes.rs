@@ -11,7 +11,7 @@ use gpu_collide::cpu::bounds::bounds;
 use gpu_collide::generate::BulletHell;
 use gpu_collide::grid::cell_size::{choose_grid, reads, MULTIPLES, SAMPLE};
 use gpu_collide::grid::{bucket_count, GridParams};
-use gpu_collide::library::{body_info, body_transform};
+use gpu_collide::layout::bodies::{body_info, body_transform};
 use gpu_collide::Scene;
 
 fn main() {

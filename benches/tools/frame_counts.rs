@@ -15,10 +15,10 @@ use gpu_collide::cpu::narrow::bodies_collide;
 use gpu_collide::generate::BulletHell;
 use gpu_collide::glam::{IVec2, Vec2};
 use gpu_collide::grid::{cell_bucket, probed_cells, reports_seeker, waits, GridParams};
+use gpu_collide::layout::bodies::{body_info, body_transform};
 use gpu_collide::layout::packed::{
     Aabb, BodyCell, BodyInfo, BodyTransform, BUCKETS_PER_THREAD, NO_LEVEL,
 };
-use gpu_collide::library::{body_info, body_transform};
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()

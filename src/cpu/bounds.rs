@@ -122,7 +122,7 @@ mod tests {
                 let angle = k as f32 * 0.001_57 - 3.2;
                 let body = crate::input::body::Body::new(s, Vec2::new(k as f32 * 3.7 - 5000.0, 0.3))
                     .with_angle(angle);
-                let t: BodyTransform = crate::input::library::body_transform(&body);
+                let t: BodyTransform = crate::layout::bodies::body_transform(&body);
                 assert_eq!(
                     body_bounds(&library, &t, &info),
                     body_bounds(&looped, &t, &info),

@@ -448,7 +448,7 @@ mod tests {
     use crate::cpu::bounds::bounds;
     #[cfg(feature = "generate")]
     use crate::tools::generate::{random_scene, BulletHell, SceneKind};
-    use crate::input::library::{body_info, body_transform};
+    use crate::layout::bodies::{body_info, body_transform};
     use crate::input::scene::Scene;
 
     /// What a grid is built from for a scene's bodies: its parameters, infos and boxes.

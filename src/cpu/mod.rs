@@ -25,7 +25,8 @@ use crate::error::{Error, SceneError};
 use crate::grid::cell_size::{choose_grid, QueryGridChoice};
 use crate::grid::GridParams;
 use crate::input::body::Body;
-use crate::input::library::{body_info, refresh_transform, ShapeLibrary};
+use crate::input::library::ShapeLibrary;
+use crate::layout::bodies::{body_info, refresh_transform};
 use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large

@@ -8,10 +8,11 @@ use crate::answer::motion::{any_moving, SweptPair};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
-use crate::input::library::{body_info, body_transform, ShapeLibrary};
+use crate::input::library::ShapeLibrary;
+use crate::layout::bodies::{body_info, body_transform};
 use crate::layout::packed::{BodyInfo, BodyTransform};
 
-pub use super::broad::all_pairs;
+use super::broad::all_pairs;
 use super::{bounds, contact, narrow, query, sweep};
 
 /// Finds colliding pairs by testing every pair of boxes, then the exact shapes.

@@ -33,7 +33,8 @@ use crate::error::Error;
 use crate::grid::cell_size::{choose_grid, QueryGridChoice};
 use crate::grid::{query_bucket_count, GridParams};
 use crate::input::body::Body;
-use crate::input::library::{body_info, update_transforms, ShapeLibrary};
+use crate::input::library::ShapeLibrary;
+use crate::layout::bodies::{body_info, update_transforms};
 use crate::layout::packed::{
     BodyInfo, BodyTransform, Counters, DeferredScan, GridInfo, LongPair, Params, SweptLongPair,
     MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
@@ -588,15 +589,7 @@ impl FramePipeline {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("frame"),
                 });
-        let run = Run {
-            bodies,
-            slice,
-            limit,
-            source: None,
-            timed,
-            publish: false,
-            swept: toi_target.is_some(),
-        };
+        let run = Run::uploaded(bodies, slice, limit, timed, toi_target.is_some());
         self.encode_run_with_copies(&mut encoder, &run, readback, toi_target);
         self.context.queue.submit([encoder.finish()])
     }
@@ -698,15 +691,7 @@ impl FramePipeline {
     /// kernel, `allocate_buckets`, `scatter_cells`) for `bodies` bodies: what the queries read
     /// (`super::query`), with the infos they uploaded.
     pub(crate) fn encode_grid(&self, encoder: &mut wgpu::CommandEncoder, bodies: u32) {
-        let run = Run {
-            bodies,
-            slice: (0, 0),
-            limit: 0,
-            source: None,
-            timed: false,
-            publish: false,
-            swept: false,
-        };
+        let run = Run::uploaded(bodies, (0, 0), 0, false, false);
         let bucket_count = self.begin_run(encoder, &run);
         let (p, g) = (&self.pipelines, &self.groups);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -965,6 +950,28 @@ pub(crate) struct Run {
     pub(crate) publish: bool,
     /// A frame with motion: swept bounds and the swept narrow phase (`super::sweep`).
     pub(crate) swept: bool,
+}
+
+impl Run {
+    /// A run over bodies the host uploaded, whose answer comes back by readback rather
+    /// than staying published for a caller's shaders.
+    pub(crate) fn uploaded(
+        bodies: u32,
+        slice: (u32, u32),
+        limit: u32,
+        timed: bool,
+        swept: bool,
+    ) -> Run {
+        Run {
+            bodies,
+            slice,
+            limit,
+            source: None,
+            timed,
+            publish: false,
+            swept,
+        }
+    }
 }
 
 /// The caller's buffer of bodies, bound for `read_bodies`, and where in its structs the

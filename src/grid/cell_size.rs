@@ -305,7 +305,7 @@ mod tests {
     use super::*;
     use crate::cpu::bounds::bounds;
     use crate::tools::generate::{random_scene, BulletHell, SceneKind};
-    use crate::input::library::{body_info, body_transform};
+    use crate::layout::bodies::{body_info, body_transform};
     use crate::answer::query::QueryBatch;
     use crate::input::scene::Scene;
 

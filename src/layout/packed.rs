@@ -242,7 +242,8 @@ pub struct PackedShape {
 
 impl PackedShape {
     /// What kind of shape this is. Every `kind` the library writes is some kind's index
-    /// (`ShapeLibrary` packs only [`crate::Shape`]s), so anything else is a bug here.
+    /// (`ShapeLibrary` packs only [`crate::Shape`]s, and its packed arrays are
+    /// crate-private), so anything else is a bug here, never the caller's input.
     pub fn shape_kind(&self) -> ShapeKind {
         ShapeKind::from_index(self.kind).expect("a packed shape's kind is a ShapeKind index")
     }
@@ -284,7 +285,7 @@ pub struct BodyInfo {
     /// kernel takes the kind it records for the narrow phase's bins (see
     /// [`PAIR_KIND_SHIFT`]) from the library instead, a cheaper read on software
     /// adapters. The CPU path reads kinds from the library, and
-    /// [`crate::input::library::body_info`] leaves it 0.
+    /// [`crate::layout::bodies::body_info`] leaves it 0.
     pub kind: u32,
 }
 

@@ -31,15 +31,7 @@ impl FramePipeline {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("contact frame"),
         });
-        let run = Run {
-            bodies,
-            slice,
-            limit,
-            source: None,
-            timed,
-            publish: false,
-            swept: false,
-        };
+        let run = Run::uploaded(bodies, slice, limit, timed, false);
         self.encode_run_with_copies(&mut encoder, &run, &self.buffers.readback, None);
         self.encode_contact_pass(&mut encoder);
         self.context.queue.submit([encoder.finish()]);
