@@ -2,10 +2,10 @@
 
 use glam::Vec2;
 
-use crate::layout::geometry::rotate;
 use crate::input::library::ShapeLibrary;
-use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 use crate::input::shapes::ShapeKind;
+use crate::layout::geometry::rotate;
+use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 
 /// World bounds of each body.
 pub fn bounds(
@@ -86,8 +86,8 @@ pub fn swept_bounds(aabb: Aabb, velocity: [f32; 2]) -> Aabb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::packed::BodyTransform;
     use crate::input::shapes::{Polygon, Shape};
+    use crate::layout::packed::BodyTransform;
 
     /// A rectangle's box from the corners of its bounds is the box its vertex loop gives,
     /// to the bit, at any turn and wherever the rectangle sits around its origin.

@@ -448,8 +448,8 @@ mod tests {
     use crate::cpu::bounds::bounds;
     #[cfg(feature = "generate")]
     use crate::tools::generate::{random_scene, BulletHell, SceneKind};
-    use crate::layout::bodies::{body_info, body_transform};
     use crate::input::scene::Scene;
+    use crate::layout::bodies::{body_info, body_transform};
 
     /// What a grid is built from for a scene's bodies: its parameters, infos and boxes.
     fn grid_inputs(scene: &Scene) -> (GridParams, Vec<BodyInfo>, Vec<Aabb>) {

@@ -19,8 +19,8 @@ use glam::{IVec2, Vec2};
 
 use crate::answer::contact::ContactKind;
 use crate::input::library::ShapeLibrary;
-use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
 use crate::input::shapes::ShapeKind;
+use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
 
 use super::placed::{cells_between, length, mask_bits, set_cells_in_row, unit, Convex, Placed};
 

@@ -10,10 +10,10 @@
 use glam::{IVec2, Vec2};
 
 use crate::answer::collider::Pair;
-use crate::layout::geometry::rotate;
 use crate::input::library::ShapeLibrary;
-use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
 use crate::input::shapes::{PairKind, ShapeKind};
+use crate::layout::geometry::{ceil_i32, floor_i32, rotate};
+use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
 #[derive(Debug, Clone, Copy)]
@@ -439,16 +439,16 @@ impl Geometry<'_> {
     /// Whether the closed span `x_lo ..= x_hi` (mask frame) meets a set pixel of row `row`.
     fn span_hits_row(&self, m: &PackedShape, row: i32, x_lo: f32, x_hi: f32) -> bool {
         let limit = m.count as f32 + 1.0;
-        let first = x_lo.clamp(-1.0, limit).ceil() as i32 - 1;
-        let last = x_hi.clamp(-1.0, limit).floor() as i32;
+        let first = ceil_i32(x_lo.clamp(-1.0, limit)) - 1;
+        let last = floor_i32(x_hi.clamp(-1.0, limit));
         self.row_has_set_pixel(m, row, first, last)
     }
 
     /// Rows of mask `m` whose band `[r, r + 1]` meets `y_lo ..= y_hi`, as `(first, last)`.
     fn rows_between(m: &PackedShape, y_lo: f32, y_hi: f32) -> IVec2 {
         let limit = m.rows as f32 + 1.0;
-        let first = (y_lo.clamp(-1.0, limit).ceil() as i32 - 1).max(0);
-        let last = (y_hi.clamp(-1.0, limit).floor() as i32).min(m.rows as i32 - 1);
+        let first = (ceil_i32(y_lo.clamp(-1.0, limit)) - 1).max(0);
+        let last = floor_i32(y_hi.clamp(-1.0, limit)).min(m.rows as i32 - 1);
         IVec2::new(first, last)
     }
 

@@ -7,8 +7,9 @@
 use glam::{IVec2, Vec2};
 
 use crate::input::library::ShapeLibrary;
-use crate::layout::packed::{BodyTransform, PackedShape};
+use crate::layout::geometry::{ceil_i32, floor_i32};
 use crate::input::shapes::ShapeKind;
+use crate::layout::packed::{BodyTransform, PackedShape};
 
 /// A convex polygon counter-clockwise: its vertices and the outward unit normal of the
 /// edge from each vertex to the next.
@@ -200,8 +201,8 @@ pub fn set_cells_in_row<'a>(
 pub fn cells_between(lo: f32, hi: f32, limit: u32) -> IVec2 {
     let end = limit as f32 + 1.0;
     IVec2::new(
-        lo.clamp(-1.0, end).ceil() as i32 - 1,
-        hi.clamp(-1.0, end).floor() as i32,
+        ceil_i32(lo.clamp(-1.0, end)) - 1,
+        floor_i32(hi.clamp(-1.0, end)),
     )
 }
 

@@ -19,10 +19,10 @@
 
 use glam::{IVec2, Vec2};
 
+use crate::answer::query::{BoxQuery, PointQuery, Ray, RayHit};
 use crate::grid::{cell_at, cell_bucket, level_cell, probe_range, GridParams, TOP_LEVEL};
 use crate::input::library::ShapeLibrary;
 use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
-use crate::answer::query::{BoxQuery, PointQuery, Ray, RayHit};
 
 use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};

@@ -22,8 +22,8 @@
 
 use glam::Vec2;
 
-use crate::layout::geometry::disc_entry;
 use crate::input::library::ShapeLibrary;
+use crate::layout::geometry::disc_entry;
 use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
 
 use super::narrow;

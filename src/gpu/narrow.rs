@@ -10,8 +10,8 @@
 use super::buffers::{Buffers, Slot};
 use super::{Kernel, KernelFinder, KernelNames, StageGroups, StageKernels};
 pub(crate) use crate::layout::packed::BIN_FROM_CANDIDATES;
-use crate::layout::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS};
 use crate::input::shapes::PairKind;
+use crate::layout::packed::{ARGS_BINS, ARGS_LONG, ARGS_NARROW, ARGS_TASKS};
 
 /// The entry point that tests the candidates of kind pair `pair`: `narrow_` and the
 /// pair's name, lower kind first (`narrow_polygon_circle`).

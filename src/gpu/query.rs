@@ -23,8 +23,8 @@ use bytemuck::{Pod, Zeroable};
 
 use super::buffers::{make_buffer, Slot};
 use super::{Kernel, KernelFinder, KernelNames};
-use crate::error::{Error, Location};
 use crate::answer::query::QueryBatch;
+use crate::error::{Error, Location};
 
 /// The stage's kernels, in dispatch order.
 #[derive(Debug)]

@@ -25,9 +25,9 @@ use crate::grid::{
     bucket_count, cell_bucket, level_of, median_extent, probed_cells, query_bucket_count,
     waiter_layers, GridParams, TableLayout, TOP_LEVEL,
 };
+use crate::answer::query::QueryBatch;
 use crate::input::library::ShapeLibrary;
 use crate::layout::packed::{Aabb, BodyInfo, BodyTransform, NO_LEVEL};
-use crate::answer::query::QueryBatch;
 
 /// Bodies sampled to choose the cell size.
 pub const SAMPLE: usize = 2048;
@@ -303,11 +303,11 @@ pub fn query_reads(
 #[cfg(all(test, feature = "generate"))]
 mod tests {
     use super::*;
-    use crate::cpu::bounds::bounds;
-    use crate::tools::generate::{random_scene, BulletHell, SceneKind};
-    use crate::layout::bodies::{body_info, body_transform};
     use crate::answer::query::QueryBatch;
+    use crate::cpu::bounds::bounds;
     use crate::input::scene::Scene;
+    use crate::layout::bodies::{body_info, body_transform};
+    use crate::tools::generate::{random_scene, BulletHell, SceneKind};
 
     /// The scene's library, and its bodies' infos and transforms.
     fn prepared(scene: &Scene) -> (ShapeLibrary, Vec<BodyInfo>, Vec<BodyTransform>) {
