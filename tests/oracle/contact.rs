@@ -41,6 +41,10 @@ fn as_grown(placed: &Placed) -> (Vec<V>, f64) {
         Placed::Polygon(points) => (points.clone(), 0.0),
         Placed::Circle { centre, radius } => (vec![*centre], *radius),
         Placed::Bitmask { .. } => panic!("oracle: bitmasks have areas, not depths"),
+        Placed::Rounded(pieces) => match &pieces[..] {
+            [one] => (one.hull.clone(), one.radius),
+            _ => panic!("oracle: the contacts of concave and compound shapes, one per pair of parts, are not in the oracle yet"),
+        },
     }
 }
 

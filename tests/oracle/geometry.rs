@@ -159,3 +159,95 @@ pub(crate) fn circle_circle(c1: V, r1: f64, c2: V, r2: f64) -> f64 {
 pub(crate) fn doubled_area(poly: &[V]) -> f64 {
     edges(poly).map(|(a, b)| a.cross(b)).sum()
 }
+
+/// Is p in the closed convex hull `hull`: counter-clockwise, of 3 or more points, or of
+/// 2 (a segment) or 1 (a point), as the hulls of capsules are.
+pub(crate) fn point_in_hull(p: V, hull: &[V]) -> bool {
+    match hull {
+        [q] => p == *q,
+        [a, b] => orient(*a, *b, p) == 0.0 && within_box(p, *a, *b),
+        _ => point_in_convex(p, hull),
+    }
+}
+
+/// Do two closed convex hulls (of any number of points, see [`point_in_hull`]) share a
+/// point? As [`convex_polygons_meet`]: a point of one in the other, or two edges meeting
+/// (a one-point hull's edge is the point itself).
+pub(crate) fn hulls_meet(a: &[V], b: &[V]) -> bool {
+    a.iter().any(|&p| point_in_hull(p, b))
+        || b.iter().any(|&p| point_in_hull(p, a))
+        || edges(a).any(|(p1, p2)| edges(b).any(|(q1, q2)| segments_intersect(p1, p2, q1, q2)))
+}
+
+/// Penetration depth of two convex hulls that meet: the least push apart over the
+/// normals of their edges of non-zero length (a segment's two sides count). Two points,
+/// or a point on a segment, have no area between them: 0.
+pub(crate) fn hull_penetration(a: &[V], b: &[V]) -> f64 {
+    let depth = edges(a)
+        .chain(edges(b))
+        .filter(|(p, q)| p != q)
+        .map(|(p, q)| {
+            let e = q.sub(p);
+            let axis = V::new(-e.y, e.x).scale(1.0 / e.len());
+            let (a_lo, a_hi) = project(a, axis);
+            let (b_lo, b_hi) = project(b, axis);
+            (a_hi - b_lo).min(b_hi - a_lo)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if depth.is_finite() {
+        depth.max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// Signed distance between two rounded convex shapes, each a convex hull (1 point: a
+/// point or circle, 2: a segment or capsule, 3 or more: a polygon) grown by a radius.
+/// Growing a set by `r` moves every support line out by `r`, so the signed distance of
+/// the grown shapes is the hulls' less the two radii, gap or penetration alike.
+pub(crate) fn rounded_rounded(a: &[V], ra: f64, b: &[V], rb: f64) -> f64 {
+    let hulls = if hulls_meet(a, b) {
+        -hull_penetration(a, b)
+    } else {
+        convex_gap(a, b)
+    };
+    hulls - ra - rb
+}
+
+/// A simple polygon (counter-clockwise, no straight vertices needed) cut into triangles
+/// by ear clipping, for the oracle alone: O(n³), plain, and independent of the crate's
+/// own cut into convex pieces. Straight vertices are dropped first and as they appear:
+/// they bound nothing.
+pub(crate) fn triangulate(outline: &[V]) -> Vec<[V; 3]> {
+    let mut ring: Vec<V> = outline.to_vec();
+    let mut triangles = Vec::new();
+    loop {
+        // Drop straight vertices (collinear with both neighbours).
+        let mut k = 0;
+        while ring.len() > 3 && k < ring.len() {
+            let n = ring.len();
+            if orient(ring[(k + n - 1) % n], ring[k], ring[(k + 1) % n]) == 0.0 {
+                ring.remove(k);
+                k = 0;
+            } else {
+                k += 1;
+            }
+        }
+        let n = ring.len();
+        if n == 3 {
+            triangles.push([ring[0], ring[1], ring[2]]);
+            return triangles;
+        }
+        let ear = (0..n).find(|&k| {
+            let (p, q, r) = (ring[(k + n - 1) % n], ring[k], ring[(k + 1) % n]);
+            orient(p, q, r) > 0.0
+                && ring
+                    .iter()
+                    .filter(|&&v| v != p && v != q && v != r)
+                    .all(|&v| !point_in_convex(v, &[p, q, r]))
+        });
+        let k = ear.unwrap_or_else(|| panic!("oracle: no ear in {ring:?}: not a simple outline"));
+        triangles.push([ring[(k + n - 1) % n], ring[k], ring[(k + 1) % n]]);
+        ring.remove(k);
+    }
+}

@@ -10,6 +10,12 @@
 //! segment-segment intersection and point-in-polygon for the yes/no question, point-segment
 //! distances for gaps, and per-cell unit squares for bitmasks. Only the depth of an overlap
 //! (used for nothing but the band) is measured by projections.
+//!
+//! The shapes of format 1.2 are unions of rounded convex pieces (a hull of one point, two
+//! or more, grown by a radius): a capsule is one piece, a concave outline the triangles
+//! of the oracle's own ear clipping, a compound its parts' pieces. Pairs and swept pairs
+//! are decided piece against piece; their contacts and ray normals are not in the oracle
+//! yet, and it says so rather than answer.
 
 #![allow(dead_code)]
 

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::{
-    bitmasks_share_a_cell, placed_distance, sweep_and_prune, Aabb, Placed, Scene, BAND, V,
+    bitmasks_share_a_cell, placed_distance, sweep_and_prune, Aabb, Piece, Placed, Scene, BAND, V,
 };
 
 /// How wide the broad phase looks around each swept box.
@@ -177,6 +177,15 @@ fn translate(placed: Placed<'_>, d: V) -> Placed<'_> {
             centre: centre.add(d),
             radius,
         },
+        Placed::Rounded(pieces) => Placed::Rounded(
+            pieces
+                .into_iter()
+                .map(|p| Piece {
+                    hull: p.hull.into_iter().map(|v| v.add(d)).collect(),
+                    radius: p.radius,
+                })
+                .collect(),
+        ),
         bitmask => bitmask,
     }
 }
@@ -288,7 +297,11 @@ fn sweep_pair(scene: &Scene, i: usize, j: usize) -> SweptEntry {
         }
         (Placed::Bitmask { ox, oy, bits }, _) => {
             // The shape j moves by t·w against the still mask.
-            let (toi, closest) = sweep_against_cells(&pj, V::new(bj.vx, bj.vy), *ox, *oy, bits);
+            let (toi, closest) = earliest(
+                convex_parts(&pj)
+                    .iter()
+                    .map(|part| sweep_against_cells(part, V::new(bj.vx, bj.vy), *ox, *oy, bits)),
+            );
             SweptEntry {
                 toi,
                 closest,
@@ -297,7 +310,11 @@ fn sweep_pair(scene: &Scene, i: usize, j: usize) -> SweptEntry {
             }
         }
         (_, Placed::Bitmask { ox, oy, bits }) => {
-            let (toi, closest) = sweep_against_cells(&pi, V::new(bi.vx, bi.vy), *ox, *oy, bits);
+            let (toi, closest) = earliest(
+                convex_parts(&pi)
+                    .iter()
+                    .map(|part| sweep_against_cells(part, V::new(bi.vx, bi.vy), *ox, *oy, bits)),
+            );
             SweptEntry {
                 toi,
                 closest,
@@ -306,10 +323,17 @@ fn sweep_pair(scene: &Scene, i: usize, j: usize) -> SweptEntry {
             }
         }
         _ => {
-            let (toi, closest) = first_touch(|t| {
-                let moved_j = translate(scene.place(j), w.scale(t));
-                placed_distance(&pi, &moved_j, f64::INFINITY)
-            });
+            // Convex part against convex part, where the distance over time is convex
+            // (the search below needs that); a union's is not.
+            let (parts_i, parts_j) = (convex_parts(&pi), convex_parts(&pj));
+            let (toi, closest) = earliest(parts_i.iter().flat_map(|a| {
+                parts_j.iter().map(move |b| {
+                    first_touch(|t| {
+                        let moved_b = translate(copy(b), w.scale(t));
+                        placed_distance(a, &moved_b, f64::INFINITY)
+                    })
+                })
+            }));
             SweptEntry {
                 toi,
                 closest,
@@ -318,6 +342,28 @@ fn sweep_pair(scene: &Scene, i: usize, j: usize) -> SweptEntry {
             }
         }
     }
+}
+
+/// A shape's convex parts: each piece of a 1.2 shape on its own, else the shape.
+fn convex_parts<'s>(placed: &Placed<'s>) -> Vec<Placed<'s>> {
+    match placed {
+        Placed::Rounded(pieces) => pieces
+            .iter()
+            .map(|p| Placed::Rounded(vec![p.clone()]))
+            .collect(),
+        other => vec![copy(other)],
+    }
+}
+
+/// The earliest time of impact and the closest approach over several `(toi, closest)`.
+fn earliest(runs: impl Iterator<Item = (Option<f64>, f64)>) -> (Option<f64>, f64) {
+    runs.fold((None, f64::INFINITY), |(toi, closest), (t, d)| {
+        let toi = match (toi, t) {
+            (Some(a), Some(b)) => Some(f64::min(a, b)),
+            (a, b) => a.or(b),
+        };
+        (toi, closest.min(d))
+    })
 }
 
 /// A polygon or circle moving by `t·w` against each set cell of a still bitmask near
@@ -397,6 +443,7 @@ fn copy<'s>(placed: &Placed<'s>) -> Placed<'s> {
             oy: *oy,
             bits,
         },
+        Placed::Rounded(pieces) => Placed::Rounded(pieces.clone()),
     }
 }
 

@@ -9,7 +9,10 @@
 //! for a bitmask). Answers within 0.01 of a boundary are accepted either way.
 
 use super::motion::first_touch;
-use super::{distance_to_boundary, point_in_convex, segments_intersect, Placed, Scene, BAND, V};
+use super::{
+    distance_to_boundary, pieces_distance, point_in_convex, segments_intersect, Piece, Placed,
+    Scene, BAND, V,
+};
 
 /// Slack for f64 rounding in the comparisons below.
 const SLACK: f64 = 1e-9;
@@ -149,6 +152,14 @@ impl QueryOracle {
                         .min(hi.y - centre.y);
                     -(inside + radius)
                 }
+            }
+            Placed::Rounded(pieces) => {
+                let hull = if lo == hi {
+                    vec![lo]
+                } else {
+                    vec![lo, V::new(hi.x, lo.y), hi, V::new(lo.x, hi.y)]
+                };
+                pieces_distance(&pieces, &[Piece { hull, radius: 0.0 }])
             }
             Placed::Bitmask { ox, oy, bits } => {
                 let mut best = f64::INFINITY;
@@ -298,6 +309,9 @@ impl QueryOracle {
             Placed::Circle { centre, .. } => {
                 let d = p.sub(centre);
                 vec![d.scale(1.0 / d.len())]
+            }
+            Placed::Rounded(_) => {
+                panic!("oracle: ray normals on capsules, concave and compound shapes are not in the oracle yet")
             }
             Placed::Bitmask { ox, oy, bits } => {
                 let mut normals = Vec::new();

@@ -26,6 +26,33 @@ pub(crate) enum Shape {
     Polygon(Vec<V>),
     Circle(f64),
     Bitmask(Bitmask),
+    /// A shape of format 1.2 as the union of rounded convex pieces, in local coordinates:
+    /// a capsule is one piece, a concave polygon the oracle's own triangles, a compound
+    /// its parts' pieces placed in its frame.
+    Rounded(Vec<Piece>),
+}
+
+/// A convex hull of 1 (point), 2 (segment) or more (polygon, counter-clockwise) points,
+/// grown by `radius`.
+#[derive(Clone, Debug)]
+pub(crate) struct Piece {
+    pub(crate) hull: Vec<V>,
+    pub(crate) radius: f64,
+}
+
+impl Piece {
+    /// The piece turned by `angle` and moved by `offset`.
+    pub(crate) fn placed(&self, offset: V, angle: f64) -> Piece {
+        let (s, c) = angle.sin_cos();
+        Piece {
+            hull: self
+                .hull
+                .iter()
+                .map(|v| offset.add(V::new(c * v.x - s * v.y, s * v.x + c * v.y)))
+                .collect(),
+            radius: self.radius,
+        }
+    }
 }
 
 pub(crate) struct Body {
@@ -173,6 +200,118 @@ pub(crate) fn parse_bitmask(k: usize, v: &Value) -> Shape {
     })
 }
 
+fn point(k: usize, v: Option<&Value>, what: &str) -> V {
+    let xy = v
+        .and_then(Value::as_array)
+        .filter(|a| a.len() == 2)
+        .unwrap_or_else(|| panic!("oracle: shape {k}: {what} must be [x, y], got {v:?}"));
+    let what = format!("shape {k}: {what}");
+    V::new(
+        finite_number(xy.first(), &what),
+        finite_number(xy.get(1), &what),
+    )
+}
+
+pub(crate) fn parse_capsule(k: usize, v: &Value) -> Shape {
+    let (a, b) = (
+        point(k, v.get("a"), "capsule a"),
+        point(k, v.get("b"), "capsule b"),
+    );
+    let radius = finite_number(v.get("radius"), &format!("shape {k}: capsule radius"));
+    assert!(
+        radius >= 0.0,
+        "oracle: shape {k}: capsule radius must be >= 0"
+    );
+    let hull = if a == b { vec![a] } else { vec![a, b] };
+    Shape::Rounded(vec![Piece { hull, radius }])
+}
+
+/// A concave (or convex) simple outline as the oracle's own triangles. Checks what the
+/// oracle relies on: 3 or more vertices, no repeats, non-zero area, no two edges meeting
+/// but neighbours at their shared vertex.
+pub(crate) fn parse_concave(k: usize, v: &Value) -> Shape {
+    let list = v
+        .as_array()
+        .unwrap_or_else(|| panic!("oracle: shape {k}: concave must be a list of [x, y]"));
+    let mut outline: Vec<V> = (0..list.len())
+        .map(|n| point(k, list.get(n), &format!("concave vertex {n}")))
+        .collect();
+    let n = outline.len();
+    assert!(
+        n >= 3,
+        "oracle: shape {k}: concave needs at least 3 vertices"
+    );
+    for i in 0..n {
+        for j in i + 1..n {
+            assert!(
+                outline[i] != outline[j],
+                "oracle: shape {k}: vertex {j} repeats {i}"
+            );
+            let neighbours = j == i + 1 || (i == 0 && j == n - 1);
+            let (p, q) = (
+                (outline[i], outline[(i + 1) % n]),
+                (outline[j], outline[(j + 1) % n]),
+            );
+            assert!(
+                neighbours || !segments_intersect(p.0, p.1, q.0, q.1),
+                "oracle: shape {k}: concave edges {i} and {j} meet"
+            );
+        }
+    }
+    let area2 = doubled_area(&outline);
+    assert!(area2 != 0.0, "oracle: shape {k}: concave has zero area");
+    if area2 < 0.0 {
+        outline.reverse();
+    }
+    let pieces = triangulate(&outline)
+        .into_iter()
+        .map(|t| Piece {
+            hull: t.to_vec(),
+            radius: 0.0,
+        })
+        .collect();
+    Shape::Rounded(pieces)
+}
+
+/// A compound's parts, each a shape of the file that is neither a compound nor a
+/// bitmask, as pieces in the compound's frame.
+pub(crate) fn parse_compound(k: usize, v: &Value, shapes: &[Option<Shape>]) -> Shape {
+    let parts = v
+        .as_array()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| panic!("oracle: shape {k}: compound must be a list of parts"));
+    let mut pieces = Vec::new();
+    for (n, part) in parts.iter().enumerate() {
+        let what = |field: &str| format!("shape {k}: part {n}: `{field}`");
+        let shape = part
+            .get("shape")
+            .and_then(Value::as_u64)
+            .and_then(|s| shapes.get(s as usize))
+            .unwrap_or_else(|| panic!("oracle: {} must index a shape", what("shape")));
+        let number = |field: &str| match part.get(field) {
+            None => 0.0,
+            x => finite_number(x, &what(field)),
+        };
+        let (offset, angle) = (V::new(number("x"), number("y")), number("angle"));
+        let local = match shape {
+            Some(Shape::Polygon(p)) => vec![Piece {
+                hull: p.clone(),
+                radius: 0.0,
+            }],
+            Some(Shape::Circle(r)) => vec![Piece {
+                hull: vec![V::new(0.0, 0.0)],
+                radius: *r,
+            }],
+            Some(Shape::Rounded(p)) => p.clone(),
+            Some(Shape::Bitmask(_)) | None => {
+                panic!("oracle: {} is a bitmask or a compound", what("shape"))
+            }
+        };
+        pieces.extend(local.iter().map(|p| p.placed(offset, angle)));
+    }
+    Shape::Rounded(pieces)
+}
+
 pub(crate) fn parse_shape(k: usize, v: &Value) -> Shape {
     let obj = v
         .as_object()
@@ -187,6 +326,10 @@ pub(crate) fn parse_shape(k: usize, v: &Value) -> Shape {
         parse_circle(k, c)
     } else if let Some(b) = obj.get("bitmask") {
         parse_bitmask(k, b)
+    } else if let Some(c) = obj.get("capsule") {
+        parse_capsule(k, c)
+    } else if let Some(c) = obj.get("concave") {
+        parse_concave(k, c)
     } else {
         panic!("oracle: shape {k}: unknown kind {:?}", obj.keys().next())
     }
@@ -245,10 +388,23 @@ impl Scene {
                 .and_then(Value::as_array)
                 .unwrap_or_else(|| panic!("oracle: scene needs a `{name}` list"))
         };
-        let shapes: Vec<Shape> = list("shapes")
+        // Compounds refer to other shapes, before or after them: they are read last.
+        fn compound(s: &Value) -> Option<&Value> {
+            s.get("compound")
+        }
+        let mut read: Vec<Option<Shape>> = list("shapes")
             .iter()
             .enumerate()
-            .map(|(k, s)| parse_shape(k, s))
+            .map(|(k, s)| compound(s).is_none().then(|| parse_shape(k, s)))
+            .collect();
+        for (k, s) in list("shapes").iter().enumerate() {
+            if let Some(parts) = compound(s) {
+                read[k] = Some(parse_compound(k, parts, &read));
+            }
+        }
+        let shapes: Vec<Shape> = read
+            .into_iter()
+            .map(|s| s.expect("every shape read"))
             .collect();
         let bodies = list("bodies")
             .iter()
@@ -285,6 +441,12 @@ impl Scene {
                 oy: body.y as i64,
                 bits,
             },
+            Shape::Rounded(pieces) => Placed::Rounded(
+                pieces
+                    .iter()
+                    .map(|p| p.placed(origin, body.angle))
+                    .collect(),
+            ),
         }
     }
 }

@@ -477,3 +477,169 @@ fn hundred_thousand_bodies_finish() {
         r.band.len()
     );
 }
+
+fn capsule(a: [f64; 2], b: [f64; 2], radius: f64) -> Value {
+    json!({"capsule": {"a": a, "b": b, "radius": radius}})
+}
+
+#[test]
+fn a_laser_and_a_circle_are_apart_by_the_gap_between_their_rims() {
+    for (gap, collides, in_band) in [
+        (0.05, false, false),
+        (0.005, false, true),
+        (-0.2, true, false),
+    ] {
+        let scene = json!({
+            "shapes": [capsule([-20.0, 0.0], [20.0, 0.0], 0.5), {"circle": 1.0}],
+            "bodies": [{"shape": 0, "x": 0.0, "y": 0.0}, {"shape": 1, "x": 13.0, "y": 1.5 + gap}]
+        });
+        let r = run(&scene);
+        assert_eq!(r.pairs.contains(&[0, 1]), collides, "gap {gap}");
+        assert_eq!(r.band.contains(&[0, 1]), in_band, "gap {gap}");
+        assert!(
+            (signed_distance(&scene, 0, 1) - gap).abs() < 1e-12,
+            "gap {gap}"
+        );
+        // Past the laser's end the round cap decides: 3-4-5 from the end point.
+        let scene = json!({
+            "shapes": [capsule([-20.0, 0.0], [20.0, 0.0], 0.5), {"circle": 1.0}],
+            "bodies": [{"shape": 0, "x": 0.0, "y": 0.0}, {"shape": 1, "x": 23.0, "y": 4.0}]
+        });
+        assert!((signed_distance(&scene, 0, 1) - 3.5).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn segments_and_points_have_no_area_but_touch() {
+    let scene = json!({
+        "shapes": [
+            rect(1.0, 1.0),
+            capsule([0.0, 0.0], [0.0, 4.0], 0.0),
+            capsule([0.0, 0.0], [0.0, 0.0], 0.0),
+            capsule([-1.0, 0.0], [1.0, 0.0], 0.0),
+        ],
+        "bodies": [
+            {"shape": 0, "x": 0.0, "y": 0.0},
+            // A segment standing on the square's top edge.
+            {"shape": 1, "x": 0.3, "y": 1.0},
+            // A point at the square's centre: as deep as the nearest side is far.
+            {"shape": 2, "x": 0.0, "y": 0.2},
+            // A point 0.5 above the segment's top, then one on another point.
+            {"shape": 2, "x": 0.3, "y": 5.5},
+            {"shape": 2, "x": 0.3, "y": 5.5},
+            // A segment along the first one, overlapping it, then one crossing it.
+            {"shape": 1, "x": 0.3, "y": 3.0},
+            {"shape": 3, "x": 0.3, "y": 3.0},
+        ]
+    });
+    let r = run(&scene);
+    assert!(r.pairs.contains(&[0, 1]) && r.band.contains(&[0, 1]));
+    assert!((signed_distance(&scene, 0, 2) + 0.8).abs() < 1e-12);
+    assert!(r.pairs.contains(&[0, 2]) && !r.band.contains(&[0, 2]));
+    assert!((signed_distance(&scene, 1, 3) - 0.5).abs() < 1e-12);
+    assert!(!r.pairs.contains(&[1, 3]));
+    // Point on point, and segments overlapping along one line: no area, depth 0, in the
+    // band. Crossing segments are as deep as the shorter push that parts them.
+    assert!(r.pairs.contains(&[3, 4]) && r.band.contains(&[3, 4]));
+    assert_eq!(signed_distance(&scene, 3, 4), 0.0);
+    assert!(r.pairs.contains(&[1, 5]) && r.band.contains(&[1, 5]));
+    assert!((signed_distance(&scene, 1, 6) + 1.0).abs() < 1e-12);
+    assert!(r.pairs.contains(&[1, 6]) && !r.band.contains(&[1, 6]));
+}
+
+#[test]
+fn a_laser_through_a_mask_meets_its_set_cells_only() {
+    let scene = json!({
+        "shapes": [
+            {"bitmask": {"width": 3, "height": 1, "rows": ["#.#"]}},
+            capsule([0.0, 0.0], [0.0, 10.0], 0.2),
+        ],
+        "bodies": [
+            {"shape": 0, "x": 0, "y": 0},
+            // Down the middle of the clear cell, 0.3 from each set one.
+            {"shape": 1, "x": 1.5, "y": -5.0},
+            // 0.1 into the right set cell.
+            {"shape": 1, "x": 1.9, "y": -5.0},
+        ]
+    });
+    let r = run(&scene);
+    assert!((signed_distance(&scene, 0, 1) - 0.3).abs() < 1e-12);
+    assert!(!r.pairs.contains(&[0, 1]));
+    assert!((signed_distance(&scene, 0, 2) + 0.1).abs() < 1e-12);
+    assert!(r.pairs.contains(&[0, 2]) && !r.band.contains(&[0, 2]));
+}
+
+#[test]
+fn a_circle_in_a_concave_notch_misses_what_the_hull_would_hit() {
+    // A U: the notch is x in [3, 7], y above 3.
+    let u =
+        json!({"concave": [[0, 0], [10, 0], [10, 10], [7, 10], [7, 3], [3, 3], [3, 10], [0, 10]]});
+    let scene = json!({
+        "shapes": [u, {"circle": 1.0}],
+        "bodies": [
+            {"shape": 0, "x": 0.0, "y": 0.0},
+            {"shape": 1, "x": 5.0, "y": 7.0},
+            {"shape": 1, "x": 5.0, "y": 3.5},
+            {"shape": 1, "x": 8.5, "y": 5.0},
+            // Outside, beside the right arm: 0.004 off its side.
+            {"shape": 1, "x": 11.004, "y": 5.0},
+        ]
+    });
+    let r = run(&scene);
+    assert!((signed_distance(&scene, 0, 1) - 1.0).abs() < 1e-12);
+    assert!(!r.pairs.contains(&[0, 1]));
+    assert!(r.pairs.contains(&[0, 2]) && !r.band.contains(&[0, 2]));
+    assert!(r.pairs.contains(&[0, 3]) && !r.band.contains(&[0, 3]));
+    assert!(!r.pairs.contains(&[0, 4]) && r.band.contains(&[0, 4]));
+    // Either winding, and straight vertices along a side, give the same region.
+    let turned = json!({"concave": [[0, 10], [3, 10], [3, 3], [5, 3], [7, 3], [7, 10], [10, 10], [10, 5], [10, 0], [0, 0]]});
+    let again = json!({"shapes": [turned, {"circle": 1.0}], "bodies": scene["bodies"]});
+    assert_eq!(run(&again).pairs, r.pairs);
+}
+
+#[test]
+fn a_compound_is_the_union_of_its_placed_parts() {
+    let scene = json!({
+        "shapes": [
+            {"compound": [
+                {"shape": 1, "x": -3.0},
+                {"shape": 1, "x": 3.0, "angle": FRAC_PI_2},
+                {"shape": 2, "y": 4.0},
+            ]},
+            rect(1.0, 2.0),
+            capsule([0.0, 0.0], [2.0, 0.0], 0.5),
+            {"circle": 0.5},
+        ],
+        "bodies": [
+            {"shape": 0, "x": 100.0, "y": 0.0},
+            // Between the two boxes: 1.5 from the left, 0.5 from the right one, which the
+            // turn makes 4 wide.
+            {"shape": 3, "x": 100.0, "y": 0.0},
+            // 0.1 into the right box.
+            {"shape": 3, "x": 105.4, "y": 0.0},
+            // Above the capsule part's far end.
+            {"shape": 3, "x": 102.0, "y": 5.2},
+        ]
+    });
+    let r = run(&scene);
+    assert!((signed_distance(&scene, 0, 1) - 0.5).abs() < 1e-9);
+    assert!(!r.pairs.contains(&[0, 1]));
+    assert!(r.pairs.contains(&[0, 2]));
+    assert!((signed_distance(&scene, 0, 3) - 0.2).abs() < 1e-9);
+    assert!(!r.pairs.contains(&[0, 3]));
+}
+
+#[test]
+fn a_point_bullet_meets_a_wall_when_it_reaches_it() {
+    let scene = json!({
+        "shapes": [rect(0.5, 10.0), capsule([0.0, 0.0], [0.0, 0.0], 0.0)],
+        "bodies": [
+            {"shape": 0, "x": 0.0, "y": 0.0},
+            {"shape": 1, "x": -10.5, "y": 0.0, "vx": 40.0, "vy": 0.0},
+        ]
+    });
+    let truth = super::motion::swept_oracle(&scene.to_string());
+    let entry = truth.entries[&[0, 1]];
+    let toi = entry.toi.expect("the bullet reaches the wall");
+    assert!((toi - 0.25).abs() < 1e-9, "{toi}");
+}

@@ -20,11 +20,29 @@ pub(crate) enum Placed<'s> {
         oy: i64,
         bits: &'s Bitmask,
     },
+    /// A shape of format 1.2: the union of rounded convex pieces, in world coordinates.
+    Rounded(Vec<Piece>),
 }
 
 impl Placed<'_> {
     pub(crate) fn is_bitmask(&self) -> bool {
         matches!(self, Placed::Bitmask { .. })
+    }
+
+    /// The shape as rounded convex pieces; `None` for a bitmask.
+    pub(crate) fn pieces(&self) -> Option<Vec<Piece>> {
+        match self {
+            Placed::Polygon(p) => Some(vec![Piece {
+                hull: p.clone(),
+                radius: 0.0,
+            }]),
+            Placed::Circle { centre, radius } => Some(vec![Piece {
+                hull: vec![*centre],
+                radius: *radius,
+            }]),
+            Placed::Rounded(pieces) => Some(pieces.clone()),
+            Placed::Bitmask { .. } => None,
+        }
     }
 
     /// Exact world box (of the set cells, for a bitmask); `None` for an empty bitmask,
@@ -54,6 +72,28 @@ impl Placed<'_> {
                 min: V::new((ox + c0) as f64, (oy + r0) as f64),
                 max: V::new((ox + c1) as f64, (oy + r1) as f64),
             }),
+            Placed::Rounded(pieces) => Some(
+                pieces
+                    .iter()
+                    .flat_map(|p| {
+                        p.hull.iter().map(|v| {
+                            (
+                                V::new(v.x - p.radius, v.y - p.radius),
+                                V::new(v.x + p.radius, v.y + p.radius),
+                            )
+                        })
+                    })
+                    .fold(
+                        Aabb {
+                            min: V::new(f64::INFINITY, f64::INFINITY),
+                            max: V::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+                        },
+                        |b, (lo, hi)| Aabb {
+                            min: V::new(b.min.x.min(lo.x), b.min.y.min(lo.y)),
+                            max: V::new(b.max.x.max(hi.x), b.max.y.max(hi.y)),
+                        },
+                    ),
+            ),
         }
     }
 }
@@ -99,7 +139,25 @@ pub(crate) fn placed_distance(a: &Placed, b: &Placed, reach: f64) -> f64 {
         (Bitmask { ox, oy, bits }, other) | (other, Bitmask { ox, oy, bits }) => {
             shape_bitmask(other, *ox, *oy, bits, reach)
         }
+        (Rounded(pieces), other) | (other, Rounded(pieces)) => {
+            let others = other.pieces().expect("bitmasks are handled above");
+            pieces_distance(pieces, &others)
+        }
     }
+}
+
+/// Signed distance between two unions of rounded convex pieces: the least over pairs of
+/// pieces. Exact for a gap and for the yes/no question; an overlap's depth is that of the
+/// deepest single pair, which may be less than the union's (a shape across the diagonal
+/// between two triangles of a concave polygon), so the band it gives is never narrower
+/// than the true one, only sometimes wider.
+pub(crate) fn pieces_distance(a: &[Piece], b: &[Piece]) -> f64 {
+    a.iter()
+        .flat_map(|p| {
+            b.iter()
+                .map(move |q| rounded_rounded(&p.hull, p.radius, &q.hull, q.radius))
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Is some world cell set in both bitmasks? Pure integer work over the overlap of their
@@ -145,6 +203,13 @@ pub(crate) fn shape_bitmask(other: &Placed, ox: i64, oy: i64, bits: &Bitmask, re
     let distance_to = |square: &[V]| match other {
         Placed::Polygon(p) => polygon_polygon(p, square),
         Placed::Circle { centre, radius } => circle_polygon(*centre, *radius, square),
+        Placed::Rounded(pieces) => pieces_distance(
+            pieces,
+            &[Piece {
+                hull: square.to_vec(),
+                radius: 0.0,
+            }],
+        ),
         Placed::Bitmask { .. } => unreachable!("bitmask pairs are handled apart"),
     };
     let rect = |x0: i64, y0: i64, x1: i64, y1: i64| {
