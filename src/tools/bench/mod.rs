@@ -29,6 +29,7 @@ pub mod error;
 pub mod parry;
 pub mod plot;
 pub mod report;
+pub mod shapes;
 pub mod workload;
 
 use std::io::Write;
