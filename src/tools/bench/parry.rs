@@ -8,9 +8,9 @@
 //!    against itself (`traverse_bvtt_single_tree`) for the pairs of overlapping boxes;
 //! 3. the layer/mask filter, then `query::intersection_test` on the pair's shapes.
 //!
-//! Shapes are converted once, when the collider is made ([`super::shapes`]): polygons
-//! unmodified, circles as balls, a bitmask as a compound of one cuboid per run of set
-//! cells in a row, each inset by [`CELL_INSET`].
+//! Shapes are converted once, when the collider is made ([`super::shapes`], shared
+//! with the rapier2d baseline): polygons unmodified, circles as balls, a bitmask as a
+//! compound of one cuboid per run of set cells in a row, each inset by [`CELL_INSET`].
 //!
 //! Swept pairs and query batches are answered with parry's own queries, so that the
 //! benchmark compares like with like:

@@ -1,5 +1,7 @@
-//! The library's shapes as parry2d shapes, made once per collider, for the benchmark's
-//! baselines built on parry2d ([`parry2d`](super::parry) itself).
+//! The library's shapes as parry2d shapes, made once per collider and shared by both
+//! baselines: the [`parry2d`](super::parry) one uses them directly, the
+//! [`rapier2d`](super::rapier) one hands them to its colliders (rapier2d is built on the
+//! same parry2d, so its colliders take these shapes as they are).
 //!
 //! A polygon becomes a `ConvexPolygon` with the library's counter-clockwise vertices
 //! (unmodified, so no vertex is merged away), a circle a `Ball`. A bitmask becomes a
