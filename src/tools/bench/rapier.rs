@@ -412,6 +412,34 @@ mod tests {
         );
     }
 
+    /// Over the pair limit, the frame is refused with the count the other backends give.
+    #[test]
+    fn too_many_pairs_are_refused_with_the_others_count() {
+        let scene = Scene {
+            shapes: vec![Shape::Circle(Circle::new(1.0))],
+            ..Scene::default()
+        };
+        let library = scene.validate().expect("valid");
+        let pile: Vec<Body> = (0..4)
+            .map(|k| Body::new(0, Vec2::new(k as f32 * 0.1, 0.0)))
+            .collect();
+        let mut rapier = RapierCollider::new(library.clone()).expect("rapier");
+        let mut cpu = CpuCollider::new(library);
+        rapier.set_max_pairs(5);
+        cpu.set_max_pairs(5);
+        let refused = rapier.find_pairs(&pile);
+        assert!(
+            matches!(refused, Err(Error::TooManyPairs { found: 6, limit: 5 })),
+            "{refused:?}"
+        );
+        assert!(matches!(
+            cpu.find_pairs(&pile),
+            Err(Error::TooManyPairs { .. })
+        ));
+        rapier.set_max_pairs(6);
+        assert_eq!(rapier.find_pairs(&pile).expect("pairs").len(), 6);
+    }
+
     #[test]
     fn moving_bodies_and_swept_frames_are_refused_as_unsupported() {
         let scene = Scene {
