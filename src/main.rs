@@ -7,7 +7,7 @@
 //! gpu-collide contacts SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide query SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide adapters
-//! gpu-collide bench [--scene FILE|NAME[,...]] [--bodies N[,N...]] [--backend gpu,cpu,parry2d]
+//! gpu-collide bench [--scene FILE|NAME[,...]] [--bodies N[,N...]] [--backend gpu,cpu,parry2d,rapier2d]
 //!                   [--frames K] [--json FILE] [--out DIR]
 //! ```
 //!
@@ -111,8 +111,8 @@ enum Command {
     /// same pairs; prints a table, writes JSON and a log-log plot to the output directory.
     ///
     /// With no options: bullet-hell at 1k, 10k, 100k and 1M bodies, mixed and bitmask at
-    /// 1k and 10k, each on gpu, cpu and parry2d. A backend whose median frame exceeds 2 s
-    /// is not run on the larger sizes of that scene (the run says so).
+    /// 1k and 10k, each on gpu, cpu, parry2d and rapier2d. A backend whose median frame
+    /// exceeds 2 s is not run on the larger sizes of that scene (the run says so).
     Bench {
         /// Scene names or scene files, comma-separated, run in that order: bullet-hell,
         /// mixed, bitmask [default: these three], or swept-bullet-hell (bullets moving 5
@@ -136,7 +136,7 @@ enum Command {
         #[arg(
             long,
             value_enum,
-            value_name = "gpu,cpu,parry2d",
+            value_name = "gpu,cpu,parry2d,rapier2d",
             value_delimiter = ','
         )]
         backend: Option<Vec<gpu_collide::bench::Backend>>,

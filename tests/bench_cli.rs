@@ -430,3 +430,75 @@ fn swept_bullets_and_query_batches_run_beside_bullet_hell_and_report_agreement()
     assert!(stdout.contains("queries"), "{stdout}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The rapier2d baseline, whose broad and narrow phases carry over from frame to frame,
+/// finds the cpu's pairs on every frame of the default scenes, and is skipped with a
+/// note, not failed, on swept frames, which it does not answer.
+#[test]
+fn rapier2d_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames() {
+    let out = out_dir("rapier2d");
+    let result = bench(&[
+        "--scene",
+        "bullet-hell,mixed,bitmask,swept-bullet-hell",
+        "--bodies",
+        "500",
+        "--frames",
+        "3",
+        "--backend",
+        "cpu,rapier2d",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stdout}\n{stderr}");
+
+    let report = read_json(&out.join("bench.json"));
+    let runs = report["runs"].as_array().expect("runs is a list");
+    let ran: Vec<(&str, &str)> = runs
+        .iter()
+        .filter_map(|r| Some((r["scene"].as_str()?, r["backend"].as_str()?)))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("bullet-hell", "cpu"),
+            ("bullet-hell", "rapier2d"),
+            ("mixed", "cpu"),
+            ("mixed", "rapier2d"),
+            ("bitmask", "cpu"),
+            ("bitmask", "rapier2d"),
+            ("swept-bullet-hell", "cpu"),
+        ],
+        "{report:#}"
+    );
+    for pair in runs.chunks(2).filter(|p| p.len() == 2) {
+        let (cpu, rapier) = (&pair[0], &pair[1]);
+        let agreement = &rapier["agreement"];
+        assert_eq!(agreement["reference"], "cpu", "{rapier}");
+        assert_eq!(
+            agreement["frames_compared"], 4,
+            "warm-up + 3 frames: {rapier}"
+        );
+        assert_eq!(agreement["disagreements"], 0, "{rapier}");
+        // Only pairs within 0.01 of touching may differ, and these scenes have few.
+        let differing = agreement["differing_pairs"].as_u64().expect("a count");
+        let pairs = cpu["pairs"].as_u64().expect("pairs");
+        assert!(pairs > 0 && differing * 50 <= pairs, "{cpu}\n{rapier}");
+        assert!(
+            rapier["candidates"].as_u64() >= rapier["pairs"].as_u64(),
+            "{rapier}"
+        );
+    }
+    let dropped = report["dropped"].as_array().expect("dropped is a list");
+    assert!(
+        dropped.iter().any(|d| d["scene"] == "swept-bullet-hell"
+            && d["backend"] == "rapier2d"
+            && d["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("swept pairs"))),
+        "{report:#}"
+    );
+    assert!(stderr.contains("on rapier2d: skipped"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+}

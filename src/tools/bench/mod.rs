@@ -7,17 +7,20 @@
 //! run has one warm-up frame that is not timed, then up to `frames` timed ones.
 //!
 //! Each scene runs on the `gpu` backend ([`GpuCollider`]), the `cpu` reference
-//! ([`CpuCollider`]) and a [`parry2d`](parry) baseline, smallest size first; the
-//! [`budget`] drops a backend's larger sizes once one of its frames gets too slow, and
-//! says so. Every backend's pairs are compared, frame by frame, with those of the first
-//! backend that ran the same scene and size (the reference: gpu, else cpu, else parry2d).
+//! ([`CpuCollider`]) and two baselines, the CPU engines a game would otherwise use:
+//! [`parry2d`](parry), a BVH built and traversed each frame, and [`rapier2d`](rapier),
+//! whose collision pipeline keeps its broad and narrow phases from one frame to the
+//! next; smallest size first. The [`budget`] drops a backend's larger sizes once one of
+//! its frames gets too slow, and says so. Every backend's pairs are compared, frame by
+//! frame, with those of the first backend that ran the same scene and size (the
+//! reference: gpu, else cpu, else parry2d, else rapier2d).
 //!
 //! Two scenes ask other questions than pairs at one instant, and are not in the default
 //! suite (each is run by name with `--scene`): `swept-bullet-hell`, whose bullets move 5
 //! to 40 units a frame and whose frames are [`Collider::find_swept_pairs`] (pairs with
 //! their time of impact), and `queries`, a bullet-hell scene asked 10^4 rays, 10^3
 //! points and 10^3 boxes a frame ([`Collider::query`]). A backend that cannot answer
-//! them ([`Error::Unsupported`]: the parry2d baseline cannot sweep every case) is skipped with a
+//! them ([`Error::Unsupported`]: the rapier2d baseline answers neither) is skipped with a
 //! note.
 //!
 //! The results ([`report`]): a line per run as it ends under a progress bar, a table at
@@ -28,7 +31,9 @@ pub mod budget;
 pub mod error;
 pub mod parry;
 pub mod plot;
+pub mod rapier;
 pub mod report;
+pub mod shapes;
 pub mod workload;
 
 use std::io::Write;
@@ -50,6 +55,7 @@ use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
 pub use error::CliError;
 use parry::ParryCollider;
+use rapier::RapierCollider;
 use report::{Adapter, Agreement, FrameMs, Machine, NonBlocking, Report, Run, Skipped, StagesMs};
 use workload::Workload;
 
@@ -96,18 +102,28 @@ pub enum Backend {
     /// sweeps and queries (ParryCollider).
     #[value(name = "parry2d")]
     Parry2d,
+    /// The rapier2d baseline: its collision pipeline, broad and narrow phases kept
+    /// across frames, sensor colliders moved each frame (RapierCollider). Pairs only.
+    #[value(name = "rapier2d")]
+    Rapier2d,
 }
 
 impl Backend {
     /// Every backend, in the order they run (the first to run is the reference).
-    pub const ALL: [Backend; 3] = [Backend::Gpu, Backend::Cpu, Backend::Parry2d];
+    pub const ALL: [Backend; 4] = [
+        Backend::Gpu,
+        Backend::Cpu,
+        Backend::Parry2d,
+        Backend::Rapier2d,
+    ];
 
-    /// `gpu`, `cpu`, `parry2d`.
+    /// `gpu`, `cpu`, `parry2d`, `rapier2d`.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Gpu => "gpu",
             Backend::Cpu => "cpu",
             Backend::Parry2d => "parry2d",
+            Backend::Rapier2d => "rapier2d",
         }
     }
 }
@@ -660,6 +676,7 @@ fn collider(
         }
         Backend::Cpu => Box::new(CpuCollider::new(library)),
         Backend::Parry2d => Box::new(ParryCollider::new(library)?),
+        Backend::Rapier2d => Box::new(RapierCollider::new(library)?),
     })
 }
 

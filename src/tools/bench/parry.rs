@@ -8,14 +8,9 @@
 //!    against itself (`traverse_bvtt_single_tree`) for the pairs of overlapping boxes;
 //! 3. the layer/mask filter, then `query::intersection_test` on the pair's shapes.
 //!
-//! Shapes are converted once, when the collider is made: a polygon becomes a
-//! `ConvexPolygon` with the library's counter-clockwise vertices (unmodified, so no
-//! vertex is merged away), a circle a `Ball`. A bitmask becomes a `Compound` of one
-//! `Cuboid` per run of set cells in a row: fewer sub-shapes than one per cell, and
-//! no cleverer merging than a programmer would write in a few lines. Each cuboid is
-//! shrunk by [`CELL_INSET`] on every side, so that two bitmasks whose cells only share
-//! an edge do not count as colliding (the format says bitmasks collide when they share
-//! a cell); the inset is ten times inside the format's 0.01 tolerance band.
+//! Shapes are converted once, when the collider is made ([`super::shapes`], shared
+//! with the rapier2d baseline): polygons unmodified, circles as balls, a bitmask as a
+//! compound of one cuboid per run of set cells in a row, each inset by [`CELL_INSET`].
 //!
 //! Swept pairs and query batches are answered with parry's own queries, so that the
 //! benchmark compares like with like:
@@ -35,7 +30,7 @@ use parry2d::bounding_volume::Aabb;
 use parry2d::math::{Pose, Vector};
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry2d::query::{self, ShapeCastOptions};
-use parry2d::shape::{Ball, ConvexPolygon, Cuboid, SharedShape};
+use parry2d::shape::{Cuboid, SharedShape};
 
 use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair};
 use crate::answer::motion::SweptPair;
@@ -43,19 +38,16 @@ use crate::answer::query::{QueryAnswers, QueryBatch, RayHit};
 use crate::error::Error;
 use crate::input::body::{filters_agree, Body};
 use crate::input::library::ShapeLibrary;
-use crate::input::shapes::ShapeKind;
-use crate::layout::packed::PackedShape;
+
+pub use super::shapes::CELL_INSET;
+
+/// The name this baseline gives in its errors.
+const BACKEND: &str = "parry2d baseline";
 
 /// The baseline's own failure, as the library's error for backends outside it.
 fn baseline(message: String) -> Error {
-    Error::Backend {
-        backend: "parry2d baseline",
-        message,
-    }
+    super::shapes::baseline_error(BACKEND, message)
 }
-
-/// How far each bitmask cell's cuboid is pulled in from the cell's edges, in world units.
-pub const CELL_INSET: f32 = 0.001;
 
 /// Finds colliding pairs with parry2d: per frame a BVH build, its self-traversal, and
 /// `intersection_test` on every pair whose boxes overlap and whose filters agree.
@@ -96,12 +88,7 @@ impl std::fmt::Debug for ParryCollider {
 impl ParryCollider {
     /// Converts the library's shapes to parry shapes, once.
     pub fn new(library: ShapeLibrary) -> Result<Self, Error> {
-        let shapes = library
-            .shapes
-            .iter()
-            .enumerate()
-            .map(|(index, shape)| parry_shape(&library, index, shape))
-            .collect::<Result<Vec<_>, _>>()?;
+        let shapes = super::shapes::parry_shapes(&library, BACKEND)?;
         Ok(ParryCollider {
             library,
             shapes,
@@ -113,80 +100,6 @@ impl ParryCollider {
             max_pairs: crate::answer::collider::DEFAULT_MAX_PAIRS,
         })
     }
-}
-
-/// The parry shape of library shape `index`.
-fn parry_shape(
-    library: &ShapeLibrary,
-    index: usize,
-    shape: &PackedShape,
-) -> Result<Option<SharedShape>, Error> {
-    match shape.shape_kind() {
-        ShapeKind::Polygon => {
-            let first = shape.first as usize;
-            let vertices = library
-                .polygon_vertices
-                .get(first..first + shape.count as usize)
-                .ok_or_else(|| baseline(format!("shape {index}: vertices out of range")))?;
-            let points = vertices
-                .iter()
-                .map(|v| Vector::new(v.position[0], v.position[1]))
-                .collect();
-            let polygon =
-                ConvexPolygon::from_convex_polyline_unmodified(points).ok_or_else(|| {
-                    baseline(format!(
-                        "shape {index}: parry2d refuses the polygon (a degenerate edge)"
-                    ))
-                })?;
-            Ok(Some(SharedShape::new(polygon)))
-        }
-        ShapeKind::Circle => Ok(Some(SharedShape::new(Ball::new(shape.radius)))),
-        ShapeKind::Bitmask => bitmask_compound(library, index, shape),
-    }
-}
-
-/// A bitmask as a compound of cuboids, one per run of set cells in a row, each inset by
-/// [`CELL_INSET`]; `None` when no cell is set.
-fn bitmask_compound(
-    library: &ShapeLibrary,
-    index: usize,
-    mask: &PackedShape,
-) -> Result<Option<SharedShape>, Error> {
-    let words_per_row = mask.words_per_row as usize;
-    let first = mask.first as usize;
-    let words = library
-        .bitmask_words
-        .get(first..first + words_per_row * mask.rows as usize)
-        .ok_or_else(|| baseline(format!("shape {index}: bitmask words out of range")))?;
-    let is_set = |row: usize, column: usize| {
-        words[row * words_per_row + column / 32] >> (column % 32) & 1 == 1
-    };
-    let mut cuboids = Vec::new();
-    for row in 0..mask.rows as usize {
-        let mut column = 0;
-        let width = mask.count as usize;
-        while column < width {
-            if !is_set(row, column) {
-                column += 1;
-                continue;
-            }
-            let start = column;
-            while column < width && is_set(row, column) {
-                column += 1;
-            }
-            // Cells start..column of this row: [start, column) × [row, row + 1).
-            let half = Vector::new((column - start) as f32 / 2.0 - CELL_INSET, 0.5 - CELL_INSET);
-            let centre = Vector::new((start + column) as f32 / 2.0, row as f32 + 0.5);
-            cuboids.push((
-                Pose::from_translation(centre),
-                SharedShape::new(Cuboid::new(half)),
-            ));
-        }
-    }
-    if cuboids.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(SharedShape::compound(cuboids)))
 }
 
 impl ParryCollider {

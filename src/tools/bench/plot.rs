@@ -21,6 +21,7 @@ fn colour(backend: &str) -> RGBColor {
         "gpu" => RGBColor(214, 39, 40),
         "cpu" => RGBColor(31, 119, 180),
         "parry2d" => RGBColor(44, 160, 44),
+        "rapier2d" => RGBColor(148, 103, 189),
         _ => RGBColor(100, 100, 100),
     }
 }

@@ -235,8 +235,8 @@ pub struct Agreement {
     pub differing_answers: u64,
 }
 
-/// The backend that is not gpu-collide's: parry2d, the comparison.
-pub const BASELINE: &str = "parry2d";
+/// The backends that are not gpu-collide's: parry2d and rapier2d, the comparison.
+pub const BASELINES: [&str; 2] = ["parry2d", "rapier2d"];
 
 /// A run that did not happen or did not finish.
 #[derive(Debug, Clone, Serialize)]
@@ -425,11 +425,13 @@ impl Report {
         wrong
     }
 
-    /// Disagreements not laid at the baseline's door (parry2d, which is not this
-    /// project's): a wrong answer of gpu-collide's, or one the recomputation cannot
+    /// Disagreements not laid at a baseline's door (parry2d or rapier2d, which are not
+    /// this project's): a wrong answer of gpu-collide's, or one the recomputation cannot
     /// attribute. The benchmark fails on these.
     pub fn disagreements_not_of_the_baseline(&self) -> u64 {
-        self.disagreements() - self.wrong_by_backend().get(BASELINE).copied().unwrap_or(0)
+        let wrong = self.wrong_by_backend();
+        let of_baselines: u64 = BASELINES.iter().filter_map(|b| wrong.get(*b)).sum();
+        self.disagreements().saturating_sub(of_baselines)
     }
 
     /// Differing pairs outside the tolerance band, over every run.
@@ -674,6 +676,9 @@ mod tests {
         assert_eq!(baseline.disagreements(), 2);
         assert_eq!(baseline.disagreements_not_of_the_baseline(), 0);
         assert!(baseline.table().contains("parry2d is wrong on 2"));
+        let rapier = report(vec![run("cpu", 1.0, None), compared("rapier2d", 3, 2, 2)]);
+        assert_eq!(rapier.disagreements_not_of_the_baseline(), 0);
+        assert!(rapier.table().contains("rapier2d is wrong on 2"));
         // Two bitmasks are not recomputed: unattributed, and counted against us.
         let undecided = report(vec![run("cpu", 1.0, None), compared("parry2d", 1, 1, 0)]);
         assert_eq!(undecided.disagreements_not_of_the_baseline(), 1);

@@ -1,0 +1,464 @@
+//! A second baseline: the same scenes answered by [rapier2d](https://rapier.rs), set up
+//! the way its documentation has a game find every overlapping pair each frame among
+//! bodies whose positions the game sets itself, behind the crate's [`Collider`] trait so
+//! its pairs are compared with the other backends'.
+//!
+//! What is kept across frames (the point of this baseline, unlike the parry2d one, which
+//! starts every frame from the bodies alone): one `ColliderSet` with a collider per body,
+//! rapier's broad phase (`BroadPhaseBvh`, a BVH that it refits and updates from the
+//! colliders that changed) and its narrow phase (the graph of pairs whose fattened boxes
+//! overlap, updated as pairs appear and go). Each frame:
+//! 1. every collider gets its body's position and rotation (`Collider::set_position`),
+//!    and its filter if the body's changed (`set_collision_groups` changes nothing when
+//!    the groups are the same);
+//! 2. `CollisionPipeline::step` (broad phase, then the narrow phase on every pair with a
+//!    moved collider);
+//! 3. the pairs of the narrow phase's intersection graph marked intersecting, mapped back
+//!    to bodies (each collider's `user_data` is its body's index) and sorted.
+//!
+//! The colliders are sensors with no rigid body (rapier's collision pipeline moves no
+//! body, and a collider without a parent is placed directly), with
+//! `ActiveCollisionTypes::all()` so that pairs of such colliders are tested at all; a
+//! sensor pair is an exact `intersection_test` of the two shapes, the question the other
+//! backends answer. No events are asked for: the pairs are read from the graph.
+//!
+//! Shapes are those of the parry2d baseline ([`super::shapes`]; rapier2d is built on the
+//! same parry2d): polygons with their vertices unmodified, circles as balls, a bitmask as
+//! a compound of one cuboid per run of set cells in a row, each inset by
+//! [`super::shapes::CELL_INSET`].
+//!
+//! Threads: rapier2d's `parallel` feature is on, so its broad phase and its narrow
+//! phase run on rayon's pool, as the cpu backend's stages do.
+//!
+//! Swept pairs and queries are not answered ([`Error::Unsupported`], which the benchmark
+//! skips with a note). Swept frames: rapier's continuous collision detection moves
+//! dynamic bodies back to their first contact during a simulation step and gives no
+//! time of impact per pair, so answering them would mean calling parry's `cast_shapes`
+//! again, which the parry2d baseline already measures. Queries: rapier's `QueryPipeline`
+//! over the broad phase's BVH could answer them (with a predicate for the query's mask,
+//! which is one-way where `InteractionGroups` test both ways); that is not done here.
+
+use rapier2d::dynamics::{IslandManager, RigidBodySet, SoftBodySet};
+use rapier2d::geometry::{
+    ActiveCollisionTypes, BroadPhaseBvh, ColliderBuilder, ColliderHandle, ColliderSet, Group,
+    InteractionGroups, InteractionTestMode, NarrowPhase,
+};
+use rapier2d::math::{Pose, Vector};
+use rapier2d::parry::bounding_volume::BoundingVolume;
+use rapier2d::parry::shape::SharedShape;
+use rapier2d::pipeline::CollisionPipeline;
+
+use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair};
+use crate::error::Error;
+use crate::input::body::Body;
+use crate::input::library::ShapeLibrary;
+
+/// The name this baseline gives in its errors.
+const BACKEND: &str = "rapier2d baseline";
+
+/// A body's filter as rapier's collision groups: memberships are the layer, the filter
+/// is the mask, and the test is `InteractionTestMode::And`, which rapier evaluates as
+/// `(memberships_a & filter_b) != 0 && (memberships_b & filter_a) != 0`
+/// (`InteractionGroups::test_and`): exactly the format's two-way rule
+/// `(layer_i & mask_j) != 0 && (layer_j & mask_i) != 0`.
+fn groups(body: &Body) -> InteractionGroups {
+    InteractionGroups::new(
+        Group::from_bits_retain(body.layer),
+        Group::from_bits_retain(body.mask),
+        InteractionTestMode::And,
+    )
+}
+
+/// A body's pose as rapier's.
+fn pose(body: &Body) -> Pose {
+    Pose::new(Vector::new(body.position.x, body.position.y), body.angle)
+}
+
+/// The collider of one body, as this baseline last set it up.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    handle: ColliderHandle,
+    /// The library shape its collider has.
+    shape: u32,
+}
+
+/// Finds colliding pairs with rapier2d's collision pipeline, whose broad and narrow
+/// phases carry over from one frame to the next.
+///
+/// ```
+/// use gpu_collide::{Body, Circle, Collider, Shape, ShapeLibrary, bench::rapier::RapierCollider, glam::Vec2};
+/// let library = ShapeLibrary::new(&[Shape::Circle(Circle::new(1.0))])?;
+/// let mut rapier = RapierCollider::new(library)?;
+/// let mut bodies = [Body::new(0, Vec2::ZERO), Body::new(0, Vec2::new(1.5, 0.0)), Body::new(0, Vec2::new(9.0, 0.0))];
+/// assert_eq!(rapier.find_pairs(&bodies)?, vec![[0, 1]]);
+/// bodies[2].position.x = 3.0;
+/// assert_eq!(rapier.find_pairs(&bodies)?, vec![[0, 1], [1, 2]]);
+/// # Ok::<(), gpu_collide::Error>(())
+/// ```
+pub struct RapierCollider {
+    library: ShapeLibrary,
+    /// One parry shape per library shape; `None` for a bitmask with no set cell, whose
+    /// bodies get no collider (they touch nothing).
+    shapes: Vec<Option<SharedShape>>,
+    /// The collider of each body of the last frame, by body index; `None` for a body
+    /// without a shape.
+    slots: Vec<Option<Slot>>,
+    colliders: ColliderSet,
+    broad_phase: BroadPhaseBvh,
+    narrow_phase: NarrowPhase,
+    pipeline: CollisionPipeline,
+    /// Empty, as the collision pipeline needs them: no body is simulated.
+    islands: IslandManager,
+    bodies: RigidBodySet,
+    soft_bodies: SoftBodySet,
+    last: FrameStats,
+    max_pairs: u64,
+}
+
+impl std::fmt::Debug for RapierCollider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RapierCollider")
+            .field("shapes", &self.shapes.len())
+            .field("colliders", &self.colliders.len())
+            .field("last", &self.last)
+            .finish()
+    }
+}
+
+impl RapierCollider {
+    /// Converts the library's shapes to parry shapes, once; the collider set and the
+    /// pipeline start empty and are filled by the first frame.
+    pub fn new(library: ShapeLibrary) -> Result<Self, Error> {
+        let shapes = super::shapes::parry_shapes(&library, BACKEND)?;
+        Ok(RapierCollider {
+            library,
+            shapes,
+            slots: Vec::new(),
+            colliders: ColliderSet::new(),
+            broad_phase: BroadPhaseBvh::new(),
+            narrow_phase: NarrowPhase::new(),
+            pipeline: CollisionPipeline::new(),
+            islands: IslandManager::new(),
+            bodies: RigidBodySet::new(),
+            soft_bodies: SoftBodySet::new(),
+            last: FrameStats::default(),
+            max_pairs: crate::answer::collider::DEFAULT_MAX_PAIRS,
+        })
+    }
+
+    /// Removes the collider of `slot`, if it has one.
+    fn remove(&mut self, slot: Option<Slot>) {
+        if let Some(slot) = slot {
+            self.colliders.remove(
+                slot.handle,
+                &mut self.islands,
+                &mut self.bodies,
+                &mut self.soft_bodies,
+                false,
+            );
+        }
+    }
+
+    /// Brings the collider set to this frame's bodies: every collider moved to its
+    /// body's pose; a collider made for a body new to the set, and its shape replaced
+    /// where the body's shape changed; removed for bodies gone or without a shape.
+    fn place(&mut self, bodies: &[Body]) {
+        while self.slots.len() > bodies.len() {
+            let slot = self.slots.pop().flatten();
+            self.remove(slot);
+        }
+        self.slots.resize(bodies.len(), None);
+        for (i, body) in bodies.iter().enumerate() {
+            let shape = self.shapes.get(body.shape as usize).cloned().flatten();
+            let slot = self.slots[i];
+            let Some(shape) = shape else {
+                self.slots[i] = None;
+                self.remove(slot);
+                continue;
+            };
+            let existing = slot.and_then(|s| Some((s, self.colliders.get_mut(s.handle)?)));
+            match existing {
+                Some((slot, collider)) => {
+                    if slot.shape != body.shape {
+                        collider.set_shape(shape);
+                        self.slots[i] = Some(Slot {
+                            handle: slot.handle,
+                            shape: body.shape,
+                        });
+                    }
+                    collider.set_position(pose(body));
+                    collider.set_collision_groups(groups(body));
+                }
+                None => {
+                    let collider = ColliderBuilder::new(shape)
+                        .sensor(true)
+                        .active_collision_types(ActiveCollisionTypes::all())
+                        .collision_groups(groups(body))
+                        .position(pose(body))
+                        .user_data(i as u128)
+                        .build();
+                    self.slots[i] = Some(Slot {
+                        handle: self.colliders.insert(collider),
+                        shape: body.shape,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Of the narrow phase's pairs, those whose colliders' own boxes (not the broad
+    /// phase's fattened ones) overlap: the candidates the other backends count.
+    fn tight_candidates(&self) -> u64 {
+        let graph = self.narrow_phase.intersection_graph();
+        graph
+            .interactions_with_endpoints()
+            .filter(
+                |(a, b, _)| match (self.colliders.get(*a), self.colliders.get(*b)) {
+                    (Some(a), Some(b)) => a.compute_aabb().intersects(&b.compute_aabb()),
+                    _ => false,
+                },
+            )
+            .count() as u64
+    }
+}
+
+impl Collider for RapierCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        self.library.check_bodies(bodies)?;
+        crate::answer::motion::refuse_motion(&self.describe(), bodies)?;
+        self.place(bodies);
+        self.pipeline.step(
+            0.0,
+            &mut self.islands,
+            &mut self.broad_phase,
+            &mut self.narrow_phase,
+            &mut self.bodies,
+            &mut self.colliders,
+            &(),
+            &(),
+        );
+
+        let mut candidates = 0u64;
+        let mut pairs = Vec::new();
+        for (a, b, intersecting) in self.narrow_phase.intersection_pairs() {
+            candidates += 1;
+            if !intersecting {
+                continue;
+            }
+            let body = |h: ColliderHandle| self.colliders.get(h).map(|c| c.user_data as u32);
+            let (Some(i), Some(j)) = (body(a), body(b)) else {
+                return Err(super::shapes::baseline_error(
+                    BACKEND,
+                    "the narrow phase holds a pair of a removed collider".into(),
+                ));
+            };
+            pairs.push([i.min(j), i.max(j)]);
+        }
+        // The graph keeps pairs whose fattened boxes overlap, more than the others count;
+        // only a frame over the limit pays for counting the same pairs they do.
+        if candidates > self.max_pairs {
+            let found = self.tight_candidates();
+            if found > self.max_pairs {
+                return Err(Error::TooManyPairs {
+                    found,
+                    limit: self.max_pairs,
+                });
+            }
+        }
+        self.last = FrameStats {
+            candidates: Some(candidates),
+            stages: None,
+            runs: None,
+        };
+        Ok(sorted_pairs(pairs))
+    }
+
+    fn describe(&self) -> String {
+        "rapier2d".to_string()
+    }
+
+    /// Checked after the step: rapier's pipeline has no early stop.
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
+    }
+
+    fn last_frame(&self) -> FrameStats {
+        self.last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::bench::band::{verdict, Verdict};
+    use crate::tools::bench::workload::Workload;
+    use crate::tools::generate::{random_scene, SceneKind};
+    use crate::{Bitmask, Circle, CpuCollider, Polygon, Scene, Shape};
+    use glam::Vec2;
+
+    /// Frame after frame on moving scenes, the pairs rapier keeps finding are the cpu's,
+    /// except pairs within the tolerance band of touching.
+    #[test]
+    fn agrees_with_the_cpu_frame_after_frame() {
+        let mut workloads: Vec<Workload> = SceneKind::ALL
+            .iter()
+            .map(|&kind| Workload::drifting(random_scene(kind, 800, 11), 12))
+            .collect();
+        workloads.push(Workload::bullet_hell(2000, 3));
+        for mut workload in workloads {
+            let library = workload.scene().validate().expect("valid scene");
+            let mut rapier = RapierCollider::new(library.clone()).expect("rapier shapes");
+            let mut cpu = CpuCollider::new(library);
+            let mut found = 0;
+            for frame in 0..6 {
+                if frame > 0 {
+                    workload.step();
+                }
+                let bodies = workload.bodies();
+                let ours = cpu.find_pairs(bodies).expect("cpu");
+                let theirs = rapier.find_pairs(bodies).expect("rapier");
+                found += theirs.len();
+                let shapes = &workload.scene().shapes;
+                let differing = ours
+                    .iter()
+                    .filter(|p| theirs.binary_search(p).is_err())
+                    .chain(theirs.iter().filter(|p| ours.binary_search(p).is_err()));
+                for &[i, j] in differing {
+                    let v = verdict(shapes, &bodies[i as usize], &bodies[j as usize]);
+                    assert_eq!(v, Some(Verdict::InBand), "frame {frame}: pair [{i}, {j}]");
+                }
+                let candidates = rapier.last_frame().candidates.expect("counted");
+                assert!(candidates >= theirs.len() as u64);
+            }
+            assert!(found > 0, "the scenes have pairs");
+        }
+    }
+
+    /// Bodies that come and go, change shape or change filter between frames: the
+    /// collider set follows them.
+    #[test]
+    fn follows_bodies_that_come_go_and_change() {
+        let scene = Scene {
+            shapes: vec![
+                Shape::Circle(Circle::new(1.0)),
+                Shape::Polygon(Polygon::rectangle(6.0, 1.0)),
+                Shape::Bitmask(Bitmask::new(2, 2).expect("an empty mask")),
+            ],
+            ..Scene::default()
+        };
+        let library = scene.validate().expect("valid");
+        let mut rapier = RapierCollider::new(library.clone()).expect("rapier");
+        let mut cpu = CpuCollider::new(library);
+        let at = |shape, x: f32| Body::new(shape, Vec2::new(x, 0.0));
+        // Body 0 is on layer 1 and sees layer 1, which every other body is on (all
+        // layers) until frame 3.
+        let first = || at(0, 0.0).with_filter(1, 1);
+        let frames: Vec<Vec<Body>> = vec![
+            vec![first(), at(0, 1.5), at(0, 5.0)],
+            // Body 1 becomes a long bar reaching body 2; body 3 appears on body 0.
+            vec![first(), at(1, 3.0), at(0, 5.0), at(0, 0.5)],
+            // Body 1 has no shape to touch with; body 3 is gone.
+            vec![first(), at(2, 0.0), at(0, 5.0)],
+            // Body 2 comes to body 0, and leaves the layers body 0 sees.
+            vec![first(), at(2, 0.0), at(0, 1.0).with_filter(2, 2)],
+            // And back into them.
+            vec![first(), at(1, 0.0), at(0, 1.0)],
+            vec![],
+            vec![first(), at(0, 1.0)],
+        ];
+        let expected: [&[Pair]; 7] = [
+            &[[0, 1]],
+            &[[0, 1], [0, 3], [1, 2], [1, 3]],
+            &[],
+            &[],
+            &[[0, 1], [0, 2], [1, 2]],
+            &[],
+            &[[0, 1]],
+        ];
+        for (frame, (bodies, expected)) in frames.iter().zip(expected).enumerate() {
+            let pairs = rapier.find_pairs(bodies).expect("pairs");
+            assert_eq!(pairs, expected, "frame {frame}");
+            assert_eq!(pairs, cpu.find_pairs(bodies).expect("cpu"), "frame {frame}");
+        }
+        assert_eq!(
+            rapier.colliders.len(),
+            2,
+            "one collider per body with a shape"
+        );
+    }
+
+    /// The filter holds both ways, as the format's: a body whose mask does not see the
+    /// other's layer keeps the pair out, whatever the other's mask says.
+    #[test]
+    fn the_filter_must_agree_both_ways() {
+        let scene = Scene {
+            shapes: vec![Shape::Circle(Circle::new(1.0))],
+            ..Scene::default()
+        };
+        let mut rapier = RapierCollider::new(scene.validate().expect("valid")).expect("rapier");
+        let at = |x: f32, layer, mask| Body::new(0, Vec2::new(x, 0.0)).with_filter(layer, mask);
+        // All four overlap. 0 and 1 see each other; 2 sees 0 (0's layer is in 2's mask)
+        // but 0 does not see 2; 3 and 0 see each other through one shared bit
+        // of several; 3 sees 1, not the other way.
+        let bodies = [
+            at(0.0, 1, 2),
+            at(0.5, 2, 1),
+            at(1.0, 4, 1),
+            at(1.5, 0b1010, 0b11),
+        ];
+        assert_eq!(
+            rapier.find_pairs(&bodies).expect("pairs"),
+            vec![[0, 1], [0, 3]]
+        );
+    }
+
+    /// Over the pair limit, the frame is refused with the count the other backends give.
+    #[test]
+    fn too_many_pairs_are_refused_with_the_others_count() {
+        let scene = Scene {
+            shapes: vec![Shape::Circle(Circle::new(1.0))],
+            ..Scene::default()
+        };
+        let library = scene.validate().expect("valid");
+        let pile: Vec<Body> = (0..4)
+            .map(|k| Body::new(0, Vec2::new(k as f32 * 0.1, 0.0)))
+            .collect();
+        let mut rapier = RapierCollider::new(library.clone()).expect("rapier");
+        let mut cpu = CpuCollider::new(library);
+        rapier.set_max_pairs(5);
+        cpu.set_max_pairs(5);
+        let refused = rapier.find_pairs(&pile);
+        assert!(
+            matches!(refused, Err(Error::TooManyPairs { found: 6, limit: 5 })),
+            "{refused:?}"
+        );
+        assert!(matches!(
+            cpu.find_pairs(&pile),
+            Err(Error::TooManyPairs { .. })
+        ));
+        rapier.set_max_pairs(6);
+        assert_eq!(rapier.find_pairs(&pile).expect("pairs").len(), 6);
+    }
+
+    #[test]
+    fn moving_bodies_and_swept_frames_are_refused_as_unsupported() {
+        let scene = Scene {
+            shapes: vec![Shape::Circle(Circle::new(1.0))],
+            ..Scene::default()
+        };
+        let mut rapier = RapierCollider::new(scene.validate().expect("valid")).expect("rapier");
+        let bodies = [
+            Body::new(0, Vec2::ZERO),
+            Body::new(0, Vec2::new(5.0, 0.0)).with_velocity(Vec2::new(-5.0, 0.0)),
+        ];
+        for result in [
+            rapier.find_pairs(&bodies).map(|_| ()),
+            rapier.find_swept_pairs(&bodies).map(|_| ()),
+        ] {
+            assert!(
+                matches!(&result, Err(Error::Unsupported { backend, .. }) if backend == "rapier2d"),
+                "{result:?}"
+            );
+        }
+    }
+}
