@@ -365,31 +365,57 @@ fn a_scene_that_is_not_a_json_object_is_refused_at_its_first_byte() {
     assert!(stderr.contains("byte 0 is 0x00"), "{stderr}");
 }
 
-#[test]
-fn swept_bullets_and_query_batches_run_beside_bullet_hell_and_report_agreement() {
-    let out = out_dir("swept-queries");
+/// Runs the bench on `scenes` at `bodies` for `frames` frames on `backends`, into a fresh
+/// directory named `name`; asserts it succeeded and returns the directory, the JSON report
+/// and the standard output and error.
+fn bench_run(
+    name: &str,
+    scenes: &str,
+    bodies: &str,
+    frames: &str,
+    backends: &str,
+) -> (PathBuf, Value, String, String) {
+    let out = out_dir(name);
     let result = bench(&[
         "--scene",
-        "bullet-hell,swept-bullet-hell,queries",
+        scenes,
         "--bodies",
-        "400",
+        bodies,
         "--frames",
-        "2",
+        frames,
         "--backend",
-        "cpu,parry2d",
+        backends,
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    let stderr = String::from_utf8_lossy(&result.stderr);
+    let stdout = String::from_utf8_lossy(&result.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
     assert_eq!(result.status.code(), Some(0), "{stdout}\n{stderr}");
-
     let report = read_json(&out.join("bench.json"));
-    let runs = report["runs"].as_array().expect("runs is a list");
-    let ran: Vec<(&str, &str)> = runs
+    (out, report, stdout, stderr)
+}
+
+/// Each run of a report as `(scene, backend)`, in the order they ran.
+fn scenes_and_backends(report: &Value) -> Vec<(&str, &str)> {
+    report["runs"]
+        .as_array()
+        .expect("runs is a list")
         .iter()
         .filter_map(|r| Some((r["scene"].as_str()?, r["backend"].as_str()?)))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn swept_bullets_and_query_batches_run_beside_bullet_hell_and_report_agreement() {
+    let (out, report, stdout, _) = bench_run(
+        "swept-queries",
+        "bullet-hell,swept-bullet-hell,queries",
+        "400",
+        "2",
+        "cpu,parry2d",
+    );
+    let runs = report["runs"].as_array().expect("runs is a list");
+    let ran = scenes_and_backends(&report);
     assert_eq!(
         ran,
         [
@@ -436,29 +462,15 @@ fn swept_bullets_and_query_batches_run_beside_bullet_hell_and_report_agreement()
 /// note, not failed, on swept frames, which it does not answer.
 #[test]
 fn rapier2d_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames() {
-    let out = out_dir("rapier2d");
-    let result = bench(&[
-        "--scene",
+    let (out, report, _, stderr) = bench_run(
+        "rapier2d",
         "bullet-hell,mixed,bitmask,swept-bullet-hell",
-        "--bodies",
         "500",
-        "--frames",
         "3",
-        "--backend",
         "cpu,rapier2d",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(0), "{stdout}\n{stderr}");
-
-    let report = read_json(&out.join("bench.json"));
+    );
     let runs = report["runs"].as_array().expect("runs is a list");
-    let ran: Vec<(&str, &str)> = runs
-        .iter()
-        .filter_map(|r| Some((r["scene"].as_str()?, r["backend"].as_str()?)))
-        .collect();
+    let ran = scenes_and_backends(&report);
     assert_eq!(
         ran,
         [
