@@ -118,7 +118,13 @@ pub fn convex_pieces(vertices: &[Vec2]) -> Vec<Vec<Vec2>> {
     {
         vec![corners]
     } else {
-        best_merged_triangulation(&all, &corners)
+        let merged = best_merged_triangulation(&all, &corners);
+        let paired = pair_reflex_vertices(&all, &corners);
+        if paired.len() < merged.len() {
+            paired
+        } else {
+            merged
+        }
     };
     let mut out = Vec::new();
     for piece in pieces {
@@ -355,6 +361,118 @@ fn split_to_limit(piece: &[usize], limit: usize) -> Vec<Vec<usize>> {
         start += count;
     }
     out
+}
+
+/// A cut that resolves reflex vertices two at a time: diagonals between two reflex
+/// vertices that leave both with corners of at most 180° on either side, chosen shortest
+/// first, no vertex twice and none crossing another; then every part between them is
+/// cut as [`best_merged_triangulation`] does. `k` such diagonals leave `k + 1` parts in
+/// which `2k` reflex vertices turn no more, which is where Hertel–Mehlhorn alone loses
+/// most (it keeps up to two diagonals at a reflex vertex). The bound stays `2r + 1`: `k`
+/// diagonals for `2k` reflex vertices, at most two for each of the others.
+fn pair_reflex_vertices(all: &[Point], corners: &[usize]) -> Vec<Vec<usize>> {
+    let m = corners.len();
+    let at = |k: usize| all[corners[k % m]];
+    let reflex: Vec<usize> = (0..m).filter(|&k| turn(all, corners, k) < 0).collect();
+    // Whether the diagonal from position i towards b splits the reflex corner at i into
+    // two of at most 180°: b is left of (or on) the line out along the next edge, and
+    // right of (or on) the line in along the previous one.
+    let resolves = |i: usize, b: Point| {
+        let (before, here, after) = (at(i + m - 1), at(i), at(i + 1));
+        orientation(here, after, b) >= 0 && orientation(here, b, before) >= 0
+    };
+    let boxes: Vec<[f64; 4]> = (0..m).map(|k| segment_box(at(k), at(k + 1))).collect();
+    // Inside at both ends (the resolving wedge of a reflex corner lies inside it), so a
+    // diagonal when it meets no edge other than at its ends.
+    let clear = |i: usize, j: usize| {
+        let (a, b) = (at(i), at(j));
+        let sb = segment_box(a, b);
+        (0..m).all(|e| {
+            let f = (e + 1) % m;
+            if e == i || e == j || f == i || f == j {
+                return true;
+            }
+            let be = &boxes[e];
+            if be[0] > sb[2] || sb[0] > be[2] || be[1] > sb[3] || sb[1] > be[3] {
+                return true;
+            }
+            meeting(a, b, at(e), at(f)) == Meeting::Apart
+        })
+    };
+    let mut candidates = Vec::new();
+    for (x, &i) in reflex.iter().enumerate() {
+        for &j in &reflex[x + 1..] {
+            if resolves(i, at(j)) && resolves(j, at(i)) && clear(i, j) {
+                let (a, b) = (at(i), at(j));
+                let length = (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
+                candidates.push((length, i, j));
+            }
+        }
+    }
+    candidates.sort_by(|x, y| x.0.partial_cmp(&y.0).unwrap_or(std::cmp::Ordering::Equal));
+    let mut used = vec![false; m];
+    let mut chosen: Vec<(usize, usize)> = Vec::new();
+    for (_, i, j) in candidates {
+        if used[i] || used[j] {
+            continue;
+        }
+        // Chosen diagonals share no vertex: they are apart or cross.
+        if chosen
+            .iter()
+            .any(|&(a, b)| meeting(at(a), at(b), at(i), at(j)) != Meeting::Apart)
+        {
+            continue;
+        }
+        used[i] = true;
+        used[j] = true;
+        chosen.push((i, j));
+    }
+    // Split along the chosen diagonals. Each end is in one part only (no vertex is used
+    // twice), and the diagonal lies inside that part, which holds the other end too.
+    let mut parts: Vec<Vec<usize>> = vec![(0..m).collect()];
+    for (i, j) in chosen {
+        let Some(p) = parts.iter().position(|part| part.contains(&i)) else {
+            continue;
+        };
+        let part = &parts[p];
+        let (Some(ti), Some(tj)) = (
+            part.iter().position(|&k| k == i),
+            part.iter().position(|&k| k == j),
+        ) else {
+            continue;
+        };
+        let len = part.len();
+        let run = |from: usize, to: usize| {
+            let mut out = vec![part[from]];
+            let mut t = from;
+            while t != to {
+                t = (t + 1) % len;
+                out.push(part[t]);
+            }
+            out
+        };
+        let (first, second) = (run(ti, tj), run(tj, ti));
+        parts[p] = first;
+        parts.push(second);
+    }
+    let mut pieces = Vec::new();
+    for part in parts {
+        let cycle: Vec<usize> = part.iter().map(|&k| corners[k]).collect();
+        let n = cycle.len();
+        let part_corners: Vec<usize> = (0..n)
+            .filter(|&k| turn(all, &cycle, k) != 0)
+            .map(|k| cycle[k])
+            .collect();
+        if part_corners.len() < 3 {
+            continue;
+        }
+        if (0..part_corners.len()).all(|k| turn(all, &part_corners, k) > 0) {
+            pieces.push(part_corners);
+        } else {
+            pieces.extend(best_merged_triangulation(all, &part_corners));
+        }
+    }
+    pieces
 }
 
 /// Triangulations tried from different starting vertices: the cut keeps the one that
