@@ -57,7 +57,7 @@ fn comb(rng: &mut Rng, teeth: usize) -> Vec<Vec2> {
     let base = rng.range(0.5, 3.0);
     let mut xs = vec![0.0];
     for k in 0..2 * teeth - 1 {
-        let step = if k % 2 == 0 {
+        let step = if k.is_multiple_of(2) {
             rng.range(0.2, 2.0)
         } else {
             rng.range(0.1, 1.5)
@@ -154,7 +154,7 @@ fn grid_u(rng: &mut Rng, notch_at_corner: bool) -> Vec<Vec2> {
 fn zigzag(rng: &mut Rng, bends: usize, height: f64) -> Vec<Vec2> {
     let amplitude = rng.range(0.01, 5.0);
     let x = |k: usize| 1000.0 * k as f64 / bends as f64;
-    let y = |k: usize| if k % 2 == 0 { 0.0 } else { amplitude };
+    let y = |k: usize| if k.is_multiple_of(2) { 0.0 } else { amplitude };
     let mut out: Vec<Vec2> = (0..=bends).map(|k| v(x(k), y(k))).collect();
     out.extend((0..=bends).rev().map(|k| v(x(k), y(k) + height)));
     out
@@ -272,6 +272,44 @@ fn reflex_count(outline: &[Vec2]) -> usize {
         .count()
 }
 
+/// A lower bound on the pieces of any cut by diagonals, sharper than `ceil(r/2) + 1`: a
+/// reflex vertex with one diagonal needs it inside its wedge (the directions that leave
+/// at most 180° on either side), so a reflex vertex from which no diagonal runs inside
+/// its wedge needs two; each diagonal has two ends, and `d` diagonals make `d + 1` pieces.
+fn wedge_lower_bound(outline: &[Vec2]) -> usize {
+    let mut p: Vec<[f64; 2]> = outline.iter().copied().map(p64).collect();
+    if signed_area(&p) < 0.0 {
+        p.reverse();
+    }
+    let n = p.len();
+    let clear = |i: usize, j: usize| {
+        (0..n).all(|e| {
+            let f = (e + 1) % n;
+            e == i || e == j || f == i || f == j || {
+                let (a, b, c, d) = (p[i], p[j], p[e], p[f]);
+                side(a, b, c) * side(a, b, d) > 0 || side(c, d, a) * side(c, d, b) > 0
+            }
+        })
+    };
+    let mut needs = 0usize;
+    for v in 0..n {
+        let (before, here, after) = (p[(v + n - 1) % n], p[v], p[(v + 1) % n]);
+        if cross(before, here, after) >= 0.0 {
+            continue;
+        }
+        let single = (0..n).any(|b| {
+            b != v
+                && b != (v + 1) % n
+                && b != (v + n - 1) % n
+                && cross(here, after, p[b]) >= 0.0
+                && cross(here, p[b], before) >= 0.0
+                && clear(v, b)
+        });
+        needs += if single { 1 } else { 2 };
+    }
+    needs.div_ceil(2) + 1
+}
+
 /// Cuts `outline` and checks the pieces; returns their number.
 fn check_pieces(what: &str, outline: &[Vec2]) -> usize {
     assert_eq!(check_outline(outline), Ok(()), "{what}: a valid outline");
@@ -356,6 +394,7 @@ fn check_both_windings(what: &str, outline: &[Vec2]) -> [usize; 2] {
 #[test]
 fn random_star_outlines_are_cut_well() {
     let mut ratios = Vec::new();
+    let mut wedge_ratios = Vec::new();
     for seed in 0..60u64 {
         let mut rng = Rng::new(seed);
         let n = 3 + rng.below(254);
@@ -363,8 +402,14 @@ fn random_star_outlines_are_cut_well() {
         let r = reflex_count(&outline);
         let counts = check_both_windings(&format!("star seed {seed} ({n} vertices)"), &outline);
         let bound = r.div_ceil(2) + 1;
+        let wedge_bound = wedge_lower_bound(&outline);
         for pieces in counts {
+            assert!(
+                pieces >= bound,
+                "star seed {seed}: {pieces} pieces, fewer than ceil(r/2)+1"
+            );
             ratios.push((pieces as f64 / bound as f64, seed, n, r, pieces));
+            wedge_ratios.push(pieces as f64 / wedge_bound as f64);
         }
     }
     let mean = ratios.iter().map(|r| r.0).sum::<f64>() / ratios.len() as f64;
@@ -381,6 +426,11 @@ fn random_star_outlines_are_cut_well() {
         worst.2,
         worst.3,
         worst.4
+    );
+    let wedge_mean = wedge_ratios.iter().sum::<f64>() / wedge_ratios.len() as f64;
+    let wedge_worst = wedge_ratios.iter().copied().fold(0.0, f64::max);
+    println!(
+        "concave pieces over the wedge lower bound: mean {wedge_mean:.3}, worst {wedge_worst:.3}"
     );
 }
 
