@@ -85,6 +85,9 @@ mod tools;
 #[doc(hidden)]
 pub use answer::pair_sort;
 pub use answer::{collider, contact, motion, pair, query, touch};
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use input::concave;
 pub use input::{body, library, scene, shapes};
 #[cfg(feature = "generate")]
 pub use tools::generate;

@@ -7,6 +7,7 @@
 mod bench_cli;
 mod box_keys;
 mod cli;
+mod concave_pieces;
 mod contacts;
 mod cross_check;
 mod draw;

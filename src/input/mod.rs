@@ -2,6 +2,7 @@
 //! and the scene files that hold both.
 
 pub mod body;
+internal_mods!(concave);
 pub mod library;
 pub mod scene;
 pub mod shapes;
