@@ -86,15 +86,6 @@ pub(crate) fn distance_to_boundary(p: V, poly: &[V]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Do two convex polygons share a point? Either one has a vertex inside or on the other
-/// (covers containment and touching at a vertex), or two edges meet (covers crossings such
-/// as a plus sign, where no vertex is inside the other).
-pub(crate) fn convex_polygons_meet(a: &[V], b: &[V]) -> bool {
-    a.iter().any(|&p| point_in_convex(p, b))
-        || b.iter().any(|&p| point_in_convex(p, a))
-        || edges(a).any(|(p1, p2)| edges(b).any(|(q1, q2)| segments_intersect(p1, p2, q1, q2)))
-}
-
 /// Projection interval of a polygon on an axis.
 pub(crate) fn project(poly: &[V], axis: V) -> (f64, f64) {
     poly.iter()
@@ -102,23 +93,6 @@ pub(crate) fn project(poly: &[V], axis: V) -> (f64, f64) {
             let t = p.dot(axis);
             (lo.min(t), hi.max(t))
         })
-}
-
-/// Penetration depth of two overlapping convex polygons: the shortest translation that
-/// separates them. For convex shapes it is attained along an edge normal of one of them,
-/// where it is the smaller of the two ways to push the projections apart.
-pub(crate) fn penetration_depth(a: &[V], b: &[V]) -> f64 {
-    edges(a)
-        .chain(edges(b))
-        .map(|(p, q)| {
-            let e = q.sub(p);
-            let axis = V::new(-e.y, e.x).scale(1.0 / e.len());
-            let (a_lo, a_hi) = project(a, axis);
-            let (b_lo, b_hi) = project(b, axis);
-            (a_hi - b_lo).min(b_hi - a_lo)
-        })
-        .fold(f64::INFINITY, f64::min)
-        .max(0.0)
 }
 
 /// Gap between two disjoint convex polygons: the nearest points always include a vertex of
@@ -134,11 +108,7 @@ pub(crate) fn convex_gap(a: &[V], b: &[V]) -> f64 {
 
 /// Signed distance between two convex counter-clockwise polygons.
 pub(crate) fn polygon_polygon(a: &[V], b: &[V]) -> f64 {
-    if convex_polygons_meet(a, b) {
-        -penetration_depth(a, b)
-    } else {
-        convex_gap(a, b)
-    }
+    rounded_rounded(a, 0.0, b, 0.0)
 }
 
 /// Signed distance between a circle and a convex counter-clockwise polygon.
@@ -171,16 +141,18 @@ pub(crate) fn point_in_hull(p: V, hull: &[V]) -> bool {
 }
 
 /// Do two closed convex hulls (of any number of points, see [`point_in_hull`]) share a
-/// point? As [`convex_polygons_meet`]: a point of one in the other, or two edges meeting
-/// (a one-point hull's edge is the point itself).
+/// point? Either one has a point inside or on the other (covers containment and touching
+/// at a vertex), or two edges meet (covers crossings such as a plus sign, where no vertex
+/// is inside the other); a one-point hull's edge is the point itself.
 pub(crate) fn hulls_meet(a: &[V], b: &[V]) -> bool {
     a.iter().any(|&p| point_in_hull(p, b))
         || b.iter().any(|&p| point_in_hull(p, a))
         || edges(a).any(|(p1, p2)| edges(b).any(|(q1, q2)| segments_intersect(p1, p2, q1, q2)))
 }
 
-/// Penetration depth of two convex hulls that meet: the least push apart over the
-/// normals of their edges of non-zero length (a segment's two sides count). Two points,
+/// Penetration depth of two convex hulls that meet: the shortest translation that
+/// separates them, which for convex shapes lies along an edge normal of one of them, the
+/// least push apart over the normals of their edges of non-zero length (a segment's two sides count). Two points,
 /// or a point on a segment, have no area between them: 0.
 pub(crate) fn hull_penetration(a: &[V], b: &[V]) -> f64 {
     let depth = edges(a)
