@@ -134,6 +134,11 @@ fn world_box(i: u32, s: u32, kind: u32) -> Aabb {
             let p = position + rotate(library_vertex(k).position, rotation);
             box = Aabb(min(box.min, p), max(box.max, p));
         }
+        if kind == SHAPE_CAPSULE {
+            // A capsule's ends grown by its radius.
+            let radius = library_radius(s);
+            box = Aabb(box.min - radius, box.max + radius);
+        }
     }
     if params.swept != 0u {
         // The box over the whole motion: the boxes at t = 0 and t = 1 joined (the body

@@ -173,6 +173,127 @@ fn bitmask_row_cells(a: PackedShape, b: PackedShape, d: vec2<i32>, row: i32) -> 
     return cells;
 }
 
+// ---- capsules (cpu::contact::rounded_contact) ----
+// A pair with a capsule is a pair of cores (a polygon, a capsule's segment, a circle's
+// centre) grown by radii. The least move is the least of two candidates: every axis of
+// both cores, and, when the cores are apart, the line between their nearest points.
+
+// Cores closer than this part along an axis (cpu::contact::NEAREST_LINE_MIN).
+const NEAREST_LINE_MIN: f32 = 1e-4;
+
+// Axis k (0 to 3) of the segment e0 e1: its normal (outward, were it a polygon's edge
+// from e0 to e1), that turned round, its direction, that turned round.
+fn segment_axis(e0: vec2<f32>, e1: vec2<f32>, k: u32) -> vec2<f32> {
+    let normal = vec2<f32>(e1.y - e0.y, e0.x - e1.x);
+    let across = normal / length(normal);
+    let along = (e1 - e0) / length(e1 - e0);
+    let axis = select(across, along, k >= 2u);
+    return select(axis, -axis, k % 2u == 1u);
+}
+
+fn keep_least(best: ptr<function, Least>, depth: f32, normal: vec2<f32>) {
+    if depth < (*best).depth {
+        *best = Least(depth, normal);
+    }
+}
+
+// The nearest pair of points found so far, as (distance, line from a's point to b's).
+struct Nearest {
+    distance: f32,
+    line: vec2<f32>,
+}
+
+fn keep_nearer(nearest: ptr<function, Nearest>, start: vec2<f32>, end: vec2<f32>) {
+    let d = length(end - start);
+    if d < (*nearest).distance {
+        *nearest = Nearest(d, end - start);
+    }
+}
+
+// The axes' least move, then the nearest line's when the cores are apart; two points too
+// near for a line part along x.
+fn with_nearest(axes: Least, nearest: Nearest, reach: f32) -> Least {
+    var best = axes;
+    if nearest.distance > NEAREST_LINE_MIN && reach - nearest.distance < best.depth {
+        best = Least(reach - nearest.distance, nearest.line / nearest.distance);
+    }
+    if best.depth == FAR {
+        best = Least(reach - nearest.distance, vec2<f32>(1.0, 0.0));
+    }
+    return best;
+}
+
+// Two segment cores a0 a1 and b0 b1 (a circle's centre twice over for a circle) grown by
+// radii that add up to `reach`: the least move of b.
+fn capsule_least(a0: vec2<f32>, a1: vec2<f32>, b0: vec2<f32>, b1: vec2<f32>, reach: f32) -> Least {
+    var best = Least(FAR, vec2<f32>(1.0, 0.0));
+    for (var k = 0u; k < 4u; k++) {
+        if any(a0 != a1) {
+            let axis = segment_axis(a0, a1, k);
+            keep_least(&best, max(dot(a0, axis), dot(a1, axis)) + max(dot(b0, -axis), dot(b1, -axis)) + reach, axis);
+        }
+    }
+    for (var k = 0u; k < 4u; k++) {
+        if any(b0 != b1) {
+            let axis = segment_axis(b0, b1, k);
+            keep_least(&best, max(dot(a0, axis), dot(a1, axis)) + max(dot(b0, -axis), dot(b1, -axis)) + reach, axis);
+        }
+    }
+    var nearest = Nearest(FAR, vec2<f32>(0.0));
+    if segments_cross(a0, a1, b0, b1) {
+        nearest = Nearest(0.0, vec2<f32>(0.0));
+    } else {
+        keep_nearer(&nearest, segment_closest(a0, a1, b0), b0);
+        keep_nearer(&nearest, segment_closest(a0, a1, b1), b1);
+        keep_nearer(&nearest, a0, segment_closest(b0, b1, a0));
+        keep_nearer(&nearest, a1, segment_closest(b0, b1, a1));
+    }
+    return with_nearest(best, nearest, reach);
+}
+
+// A polygon p (placed pp) against a capsule (segment e0 e1, `radius`): the least move of
+// the capsule. On the polygon's own edge normals its support is the edge's vertex, as in
+// polygon_axes_least, so the whole is a few passes over the polygon: one chunk.
+fn polygon_capsule_least(p: PackedShape, pp: Placement, e0: vec2<f32>, e1: vec2<f32>, radius: f32) -> Least {
+    var best = Least(FAR, vec2<f32>(1.0, 0.0));
+    for (var k = 0u; k < p.count; k++) {
+        let n = polygon_normal(p, pp, k);
+        keep_least(&best, dot(polygon_point(p, pp, k), n) + max(dot(e0, -n), dot(e1, -n)) + radius, n);
+    }
+    for (var k = 0u; k < 4u; k++) {
+        if any(e0 != e1) {
+            let axis = segment_axis(e0, e1, k);
+            keep_least(&best, polygon_interval(p, pp, axis).y + max(dot(e0, -axis), dot(e1, -axis)) + radius, axis);
+        }
+    }
+    // The cores meet when the capsule's first end is in the polygon or an edge crosses
+    // its segment; otherwise their nearest points are an end and an edge's point, or a
+    // vertex and the segment's.
+    var holds = true;
+    var crosses = false;
+    for (var k = 0u; k < p.count; k++) {
+        let v = polygon_point(p, pp, k);
+        holds = holds && dot(e0 - v, polygon_normal(p, pp, k)) <= 0.0;
+        crosses = crosses || segments_cross(v, polygon_point(p, pp, (k + 1u) % p.count), e0, e1);
+    }
+    var nearest = Nearest(FAR, vec2<f32>(0.0));
+    if holds || crosses {
+        nearest = Nearest(0.0, vec2<f32>(0.0));
+    } else {
+        for (var k = 0u; k < p.count; k++) {
+            let v = polygon_point(p, pp, k);
+            let next = polygon_point(p, pp, (k + 1u) % p.count);
+            keep_nearer(&nearest, segment_closest(v, next, e0), e0);
+            keep_nearer(&nearest, segment_closest(v, next, e1), e1);
+        }
+        for (var k = 0u; k < p.count; k++) {
+            let v = polygon_point(p, pp, k);
+            keep_nearer(&nearest, v, segment_closest(e0, e1, v));
+        }
+    }
+    return with_nearest(best, nearest, radius);
+}
+
 // ---- planning ----
 
 // Body a's offset from b in whole cells, for two masks (their positions are whole).
@@ -194,7 +315,8 @@ fn contact_plan_of(i: u32, j: u32) -> Plan {
         plan.units = sa.count + sb.count;
         plan.per_chunk = max(CHUNK_BUDGET / (max(sa.count, sb.count) + 1u), 1u);
         plan.chunks = (plan.units + plan.per_chunk - 1u) / plan.per_chunk;
-    } else if kind == PAIR_POLYGON_CIRCLE || kind == PAIR_CIRCLE_CIRCLE {
+    } else if kind == PAIR_POLYGON_CIRCLE || kind == PAIR_CIRCLE_CIRCLE || kind == PAIR_POLYGON_CAPSULE
+        || kind == PAIR_CIRCLE_CAPSULE || kind == PAIR_CAPSULE_CAPSULE {
         plan.units = 1u;
         plan.per_chunk = 1u;
         plan.chunks = 1u;
@@ -213,7 +335,8 @@ fn contact_plan_of(i: u32, j: u32) -> Plan {
 
 // Whether the contact of this kind pair is an area.
 fn is_area(kind: u32) -> bool {
-    return kind == PAIR_POLYGON_BITMASK || kind == PAIR_CIRCLE_BITMASK || kind == PAIR_BITMASK_BITMASK;
+    return kind == PAIR_POLYGON_BITMASK || kind == PAIR_CIRCLE_BITMASK || kind == PAIR_CAPSULE_BITMASK
+        || kind == PAIR_BITMASK_BITMASK;
 }
 
 // The cells of chunk `chunk` of an area plan.
@@ -228,6 +351,12 @@ fn chunk_area(plan: Plan, chunk: u32) -> u32 {
         let row = plan.first_unit + i32(unit);
         if plan.pair_kind == PAIR_POLYGON_BITMASK {
             let span = polygon_span(plan.sa, placed, f32(row), f32(row + 1));
+            if span.x <= span.y {
+                cells += span_row_cells(plan.sb, row, span.x, span.y);
+            }
+        } else if plan.pair_kind == PAIR_CAPSULE_BITMASK {
+            let span = capsule_span(polygon_point(plan.sa, placed, 0u), polygon_point(plan.sa, placed, 1u),
+                plan.sa.radius, f32(row), f32(row + 1));
             if span.x <= span.y {
                 cells += span_row_cells(plan.sb, row, span.x, span.y);
             }
@@ -257,6 +386,19 @@ fn chunk_least(plan: Plan, chunk: u32) -> Least {
     }
     if plan.pair_kind == PAIR_POLYGON_CIRCLE {
         return polygon_circle_least(plan.sa, pa, pb.offset, plan.sb.radius);
+    }
+    if plan.pair_kind == PAIR_POLYGON_CAPSULE {
+        return polygon_capsule_least(plan.sa, pa, polygon_point(plan.sb, pb, 0u), polygon_point(plan.sb, pb, 1u), plan.sb.radius);
+    }
+    if plan.pair_kind == PAIR_CIRCLE_CAPSULE {
+        // The circle's centre is the frame's origin.
+        let centre = vec2<f32>(0.0);
+        return capsule_least(centre, centre, polygon_point(plan.sb, pb, 0u), polygon_point(plan.sb, pb, 1u),
+            plan.sa.radius + plan.sb.radius);
+    }
+    if plan.pair_kind == PAIR_CAPSULE_CAPSULE {
+        return capsule_least(polygon_point(plan.sa, pa, 0u), polygon_point(plan.sa, pa, 1u),
+            polygon_point(plan.sb, pb, 0u), polygon_point(plan.sb, pb, 1u), plan.sa.radius + plan.sb.radius);
     }
     // Two circles; concentric ones part along x, as on the CPU.
     let distance = contact_length(pb.offset);

@@ -32,6 +32,11 @@ fn library_is_rectangle(s: u32) -> bool {
     return library_u32(s * SHAPE_WORDS + 10u) != 0u;
 }
 
+// The radius of circle or capsule `s` (0 for a polygon): one word of its record.
+fn library_radius(s: u32) -> f32 {
+    return library_f32(s * SHAPE_WORDS + 9u);
+}
+
 // The box of shape `s` around its origin, unrotated: four words of its record.
 fn library_bounds(s: u32) -> Aabb {
     let w = s * SHAPE_WORDS;

@@ -253,6 +253,84 @@ fn circle_row_hits(centre: vec2<f32>, radius: f32, m: PackedShape, row: i32) -> 
     return span_hits_row(m, row, centre.x - half, centre.x + half);
 }
 
+// ---- capsules ----
+// A capsule's ends are stored as a polygon's first two vertices (polygon_point reads
+// them), its radius as a circle's.
+
+// Unit `unit` of a polygon against a capsule (segment e0 e1, `radius`): for an edge of
+// the polygon, whether the segment comes within the radius of it; for the last unit,
+// whether the segment's first end is inside the polygon (a segment all inside comes near
+// no edge). They meet exactly when some unit says so. Twin of polygon_capsule_unit.
+fn polygon_capsule_unit(p: PackedShape, pp: Placement, e0: vec2<f32>, e1: vec2<f32>, radius: f32, unit: u32) -> bool {
+    if unit < p.count {
+        let next = select(unit + 1u, 0u, unit + 1u == p.count);
+        return segments_distance(polygon_point(p, pp, unit), polygon_point(p, pp, next), e0, e1) <= radius;
+    }
+    for (var k = 0u; k < p.count; k++) {
+        let axis = polygon_normal(p, pp, k);
+        if dot(e0, axis) > dot(polygon_point(p, pp, k), axis) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The x extent of the quadrilateral q0 q1 q2 q3 inside the strip y0 <= y <= y1, as
+// polygon_span computes a polygon's; min > max when empty.
+fn quad_span(q0: vec2<f32>, q1: vec2<f32>, q2: vec2<f32>, q3: vec2<f32>, y0: f32, y1: f32) -> vec2<f32> {
+    var corners = array<vec2<f32>, 4>(q0, q1, q2, q3);
+    var span = vec2<f32>(FAR, -FAR);
+    var a = q3;
+    for (var k = 0u; k < 4u; k++) {
+        let b = corners[k];
+        if a.y >= y0 && a.y <= y1 {
+            span = vec2<f32>(min(span.x, a.x), max(span.y, a.x));
+        }
+        for (var side = 0u; side < 2u; side++) {
+            let y = select(y0, y1, side == 1u);
+            if (a.y < y) != (b.y < y) {
+                let x = a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y);
+                span = vec2<f32>(min(span.x, x), max(span.y, x));
+            }
+        }
+        a = b;
+    }
+    return span;
+}
+
+// The x extent of the closed disc inside the strip y0 <= y <= y1; min > max when empty.
+fn disc_span(centre: vec2<f32>, radius: f32, y0: f32, y1: f32) -> vec2<f32> {
+    let dy = max(max(y0 - centre.y, centre.y - y1), 0.0);
+    if dy > radius {
+        return vec2<f32>(FAR, -FAR);
+    }
+    let half = sqrt((radius - dy) * (radius + dy));
+    return vec2<f32>(centre.x - half, centre.x + half);
+}
+
+// The x extent of a capsule inside the strip y0 <= y <= y1: the union of those of the
+// rectangle its segment sweeps along its normal and of its end discs, which make it up
+// (its part in the strip is convex, so the union is one extent). Twin of
+// placed::capsule_span.
+fn capsule_span(e0: vec2<f32>, e1: vec2<f32>, radius: f32, y0: f32, y1: f32) -> vec2<f32> {
+    let along = e1 - e0;
+    let span_length = length(along);
+    var side = vec2<f32>(0.0);
+    if span_length > 0.0 {
+        side = vec2<f32>(-along.y, along.x) * (radius / span_length);
+    }
+    let quad = quad_span(e0 + side, e1 + side, e1 - side, e0 - side, y0, y1);
+    let d0 = disc_span(e0, radius, y0, y1);
+    let d1 = disc_span(e1, radius, y0, y1);
+    return vec2<f32>(min(quad.x, min(d0.x, d1.x)), max(quad.y, max(d0.y, d1.y)));
+}
+
+// Row `row` of mask `m` against a capsule placed in the mask's frame.
+fn capsule_row_hits(e0: vec2<f32>, e1: vec2<f32>, radius: f32, m: PackedShape, row: i32) -> bool {
+    let span = capsule_span(e0, e1, radius, f32(row), f32(row + 1));
+    return span.x <= span.y && span_hits_row(m, row, span.x, span.y);
+}
+
 // Row `row` of mask `a` against mask `b`, whose origin is `d` in a's pixels: a word of
 // `a` against the 32 pixels of `b` under it, for the columns both cover.
 fn bitmask_row_hits(a: PackedShape, b: PackedShape, d: vec2<i32>, row: i32) -> bool {
@@ -270,7 +348,7 @@ fn bitmask_row_hits(a: PackedShape, b: PackedShape, d: vec2<i32>, row: i32) -> b
 // ---- planning a test in chunks ----
 
 // One candidate's test: bodies `a` and `b` ordered by shape kind (polygon < circle <
-// bitmask) so each kind pair has one case; `units` units of work starting at
+// capsule < bitmask) so each kind pair has one case; `units` units of work starting at
 // `first_unit` (the first pixel row, for pairs with a bitmask), `per_chunk` to a chunk.
 struct Plan {
     a: u32,
@@ -328,8 +406,22 @@ fn plan_for(kind: u32, i: u32, j: u32) -> Plan {
         // polygon_span runs 3 iterations a vertex (its loop over the two strip sides).
         unit_cost = 3u * sa.count + sb.words_per_row + 2u;
         fixed_cost = sa.count;
-    } else if kind == PAIR_CIRCLE_CIRCLE {
+    } else if kind == PAIR_CIRCLE_CIRCLE || kind == PAIR_CIRCLE_CAPSULE || kind == PAIR_CAPSULE_CAPSULE {
         // One chunk of one step.
+    } else if kind == PAIR_POLYGON_CAPSULE {
+        // The polygon's edges, then whether the capsule's first end is inside it (a loop
+        // over its edges, in whichever chunk meets that unit).
+        plan.units = sa.count + 1u;
+        fixed_cost = sa.count;
+    } else if kind == PAIR_CAPSULE_BITMASK {
+        let pa = placement_in_frame_of(a, b);
+        let e0 = polygon_point(sa, pa, 0u);
+        let e1 = polygon_point(sa, pa, 1u);
+        let rows = rows_between(sb, min(e0.y, e1.y) - sa.radius, max(e0.y, e1.y) + sa.radius);
+        plan.first_unit = rows.x;
+        plan.units = u32(max(rows.y - rows.x + 1, 0));
+        // capsule_span: four quad corners of 3 iterations each.
+        unit_cost = 12u + sb.words_per_row + 2u;
     } else if kind == PAIR_CIRCLE_BITMASK {
         let centre = transforms[a].position - transforms[b].position;
         let rows = rows_between(sb, centre.y - sa.radius, centre.y + sa.radius);
@@ -362,8 +454,7 @@ fn row_of_unit(unit: u32, units: u32) -> u32 {
 // Whether a witness means the pair collides (a shared point) rather than not (a separating edge).
 fn witness_collides(plan: Plan) -> bool {
     let k = plan.pair_kind;
-    return k == PAIR_CIRCLE_CIRCLE || k == PAIR_POLYGON_BITMASK || k == PAIR_CIRCLE_BITMASK
-        || k == PAIR_BITMASK_BITMASK;
+    return !(k == PAIR_POLYGON_POLYGON || k == PAIR_POLYGON_CIRCLE);
 }
 
 // Whether chunk `chunk` of the plan finds a witness.
@@ -396,6 +487,30 @@ fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
     if plan.pair_kind == PAIR_CIRCLE_CIRCLE {
         return circle_circle(placement_in_frame_of(plan.b, plan.a).offset, sa.radius, sb.radius);
     }
+    if plan.pair_kind == PAIR_POLYGON_CAPSULE {
+        let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        let e0 = polygon_point(sb, pb, 0u);
+        let e1 = polygon_point(sb, pb, 1u);
+        for (var unit = first; unit < end; unit++) {
+            if polygon_capsule_unit(sa, pa, e0, e1, sb.radius, unit) {
+                return true;
+            }
+        }
+        return false;
+    }
+    if plan.pair_kind == PAIR_CIRCLE_CAPSULE {
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        let e0 = polygon_point(sb, pb, 0u);
+        let e1 = polygon_point(sb, pb, 1u);
+        return segment_distance(e0, e1, vec2<f32>(0.0)) <= sa.radius + sb.radius;
+    }
+    if plan.pair_kind == PAIR_CAPSULE_CAPSULE {
+        let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        return segments_distance(polygon_point(sa, pa, 0u), polygon_point(sa, pa, 1u),
+            polygon_point(sb, pb, 0u), polygon_point(sb, pb, 1u)) <= sa.radius + sb.radius;
+    }
     // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
     let placed = placement_in_frame_of(plan.a, plan.b);
     let d = vec2<i32>(transforms[plan.b].position) - vec2<i32>(transforms[plan.a].position);
@@ -407,6 +522,10 @@ fn chunk_has_witness(plan: Plan, chunk: u32) -> bool {
             }
         } else if plan.pair_kind == PAIR_CIRCLE_BITMASK {
             if circle_row_hits(placed.offset, sa.radius, sb, row) {
+                return true;
+            }
+        } else if plan.pair_kind == PAIR_CAPSULE_BITMASK {
+            if capsule_row_hits(polygon_point(sa, placed, 0u), polygon_point(sa, placed, 1u), sa.radius, sb, row) {
                 return true;
             }
         } else if plan.pair_kind == PAIR_BITMASK_BITMASK {
@@ -521,9 +640,33 @@ fn narrow_polygon_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_polygon_capsule(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
+    narrow_bin(PAIR_POLYGON_CAPSULE, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn narrow_circle_circle(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
     narrow_bin(PAIR_CIRCLE_CIRCLE, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_circle_capsule(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
+    narrow_bin(PAIR_CIRCLE_CAPSULE, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_capsule_capsule(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
+    narrow_bin(PAIR_CAPSULE_CAPSULE, workgroup, local);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow_capsule_bitmask(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
+    narrow_bin(PAIR_CAPSULE_BITMASK, workgroup, local);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

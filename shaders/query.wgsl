@@ -719,6 +719,27 @@ fn polygon_meets_box(shape: PackedShape, rotation: vec2<f32>, lo: vec2<f32>, hi:
     return true;
 }
 
+// End `k` (0 or 1) of a capsule turned by `rotation`, in its body's frame.
+fn capsule_end(shape: PackedShape, rotation: vec2<f32>, k: u32) -> vec2<f32> {
+    return rotate(library_vertex(shape.first + k).position, rotation);
+}
+
+// Whether the capsule (segment e0 e1, `radius`) meets the closed box lo ..= hi: its
+// first end is in the box, or its segment comes within the radius of a side of the box
+// (which a segment crossing the box does). Twin of the capsule arm of Bodies::meets_box.
+fn capsule_meets_box(e0: vec2<f32>, e1: vec2<f32>, radius: f32, lo: vec2<f32>, hi: vec2<f32>) -> bool {
+    if all(e0 >= lo) && all(e0 <= hi) {
+        return true;
+    }
+    var corners = array<vec2<f32>, 4>(lo, vec2<f32>(hi.x, lo.y), hi, vec2<f32>(lo.x, hi.y));
+    for (var k = 0u; k < 4u; k++) {
+        if segments_distance(corners[k], corners[(k + 1u) % 4u], e0, e1) <= radius {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Chunk `chunk` of `chunks` of the box lo ..= hi (mask frame) against mask `m`: whether a
 // set cell under it lies in the chunk's rows.
 fn bitmask_meets_box(m: PackedShape, lo_in: vec2<f32>, hi_in: vec2<f32>, chunk: u32, chunks: u32, steps: ptr<function, u32>) -> bool {
@@ -760,6 +781,10 @@ fn ray_test(q: PackedQuery, body: u32, chunk: u32, chunks: u32, steps: ptr<funct
         hit = ray_polygon(shape, place.rotation, start, q.b);
     } else if shape.kind == SHAPE_CIRCLE {
         hit = ray_circle(vec2<f32>(0.0), shape.radius, start, q.b);
+    } else if shape.kind == SHAPE_CAPSULE {
+        let entry = capsule_entry(start, q.b, capsule_end(shape, place.rotation, 0u),
+            capsule_end(shape, place.rotation, 1u), shape.radius);
+        hit = Hit(entry.hit, entry.t, entry.normal);
     } else if shape.kind == SHAPE_BITMASK {
         hit = ray_bitmask(shape, start, q.b, chunk, chunks, steps);
     }
@@ -802,6 +827,9 @@ fn query_test(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invoca
         } else if shape.kind == SHAPE_CIRCLE {
             let nearest = clamp(vec2<f32>(0.0), lo, hi);
             meets = dot(nearest, nearest) <= shape.radius * shape.radius;
+        } else if shape.kind == SHAPE_CAPSULE {
+            meets = capsule_meets_box(capsule_end(shape, place.rotation, 0u),
+                capsule_end(shape, place.rotation, 1u), shape.radius, lo, hi);
         } else if shape.kind == SHAPE_BITMASK {
             meets = bitmask_meets_box(shape, lo, hi, task.chunk, task.chunks, &steps);
         }

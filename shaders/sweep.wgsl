@@ -11,6 +11,8 @@
 // - a polygon and a circle: the first crossing, entering, of an edge pushed out by the
 //   radius or of a disc around a vertex;
 // - two circles: one disc of the summed radii;
+// - a capsule and a polygon, circle or capsule: the earliest entry of an end or vertex
+//   of one into an edge of the other grown by the summed radii (cpu::sweep::segments_toi);
 // - a shape moving against a still bitmask: the first impact on any set cell, each cell a
 //   unit square, over the cells the sweep can reach.
 // A candidate that already intersects at t = 0 by the narrow phase's own test (so that a
@@ -187,6 +189,34 @@ fn cell_circle_toi(lo: vec2<f32>, hi: vec2<f32>, centre: vec2<f32>, radius: f32,
     return best;
 }
 
+// ---- capsules (cpu::sweep::segments_toi) ----
+
+// The earliest of a moving point's entries into a capsule, as a time (NO_TOI for none).
+fn entry_toi(start: vec2<f32>, delta: vec2<f32>, a: vec2<f32>, b: vec2<f32>, radius: f32) -> f32 {
+    let entry = capsule_entry(start, delta, a, b, radius);
+    return select(NO_TOI, entry.t, entry.hit);
+}
+
+// One edge `v next` of an outline against a capsule (ends e0 e1) moving by t·w, their
+// radii adding up to `reach`: the capsule's ends entering the edge grown by `reach`, and
+// the edge's first vertex (moving by -w against the capsule) entering the capsule's
+// segment grown by `reach`. Over every edge of a polygon (or the four sides of a cell),
+// these are the segments of the Minkowski difference of the two cores; a unit of
+// segments_toi.
+fn edge_capsule_toi(v: vec2<f32>, next: vec2<f32>, e0: vec2<f32>, e1: vec2<f32>, reach: f32, w: vec2<f32>) -> f32 {
+    return min(min(entry_toi(e0, w, v, next, reach), entry_toi(e1, w, v, next, reach)),
+        entry_toi(v, -w, e0, e1, reach));
+}
+
+// cpu::sweep::polygon_capsule_toi with a still cell (`lo`, `hi`) as the polygon.
+fn cell_capsule_toi(lo: vec2<f32>, hi: vec2<f32>, e0: vec2<f32>, e1: vec2<f32>, radius: f32, w: vec2<f32>) -> f32 {
+    var best = NO_TOI;
+    for (var k = 0u; k < 4u; k++) {
+        best = min(best, edge_capsule_toi(cell_corner(lo, hi, k), cell_corner(lo, hi, (k + 1u) % 4u), e0, e1, radius, w));
+    }
+    return best;
+}
+
 // The cells (first, last) along one axis that the closed interval lo ..= hi meets (cell
 // k is [k, k + 1]), clamped first so that a far interval converts safely
 // (cpu::placed::cells_between).
@@ -240,9 +270,13 @@ fn sweep_plan_of(plan: Plan) -> SweepPlan {
     } else if kind == PAIR_POLYGON_CIRCLE {
         s.units = sa.count;
         unit_cost = 2u;
-    } else if kind == PAIR_CIRCLE_CIRCLE {
+    } else if kind == PAIR_CIRCLE_CIRCLE || kind == PAIR_CIRCLE_CAPSULE || kind == PAIR_CAPSULE_CAPSULE {
         s.units = 1u;
-    } else if kind == PAIR_POLYGON_BITMASK || kind == PAIR_CIRCLE_BITMASK {
+    } else if kind == PAIR_POLYGON_CAPSULE {
+        // An edge of the polygon a unit (edge_capsule_toi).
+        s.units = sa.count;
+        unit_cost = 2u;
+    } else if kind == PAIR_POLYGON_BITMASK || kind == PAIR_CIRCLE_BITMASK || kind == PAIR_CAPSULE_BITMASK {
         // The bitmask stays still and the shape moves by -w against it.
         s.w = -w;
         s.origin = transforms[plan.b].position - transforms[plan.a].position;
@@ -258,6 +292,14 @@ fn sweep_plan_of(plan: Plan) -> SweepPlan {
             }
             fixed_cost = sa.count;
             cell_cost = sa.count + 2u;
+        } else if kind == PAIR_CAPSULE_BITMASK {
+            let pa = Placement(zero, transforms[plan.a].rotation);
+            let e0 = polygon_point(sa, pa, 0u);
+            let e1 = polygon_point(sa, pa, 1u);
+            s.shape_lo = min(e0, e1) - sa.radius;
+            s.shape_hi = max(e0, e1) + sa.radius;
+            // cell_capsule_toi: four sides, two disc entries each.
+            cell_cost = 14u;
         } else {
             s.shape_lo = zero - sa.radius;
             s.shape_hi = zero + sa.radius;
@@ -328,6 +370,8 @@ fn bitmask_unit_toi(plan: Plan, s: SweepPlan, u: u32) -> f32 {
         var t = NO_TOI;
         if plan.pair_kind == PAIR_POLYGON_BITMASK {
             t = cell_polygon_toi(lo, hi, plan.sa, pa, s.shape_lo, s.shape_hi, s.w);
+        } else if plan.pair_kind == PAIR_CAPSULE_BITMASK {
+            t = cell_capsule_toi(lo, hi, polygon_point(plan.sa, pa, 0u), polygon_point(plan.sa, pa, 1u), plan.sa.radius, s.w);
         } else {
             t = cell_circle_toi(lo, hi, vec2<f32>(0.0), plan.sa.radius, s.w);
         }
@@ -367,6 +411,30 @@ fn toi_chunk(plan: Plan, s: SweepPlan, chunk: u32) -> vec2<f32> {
     } else if plan.pair_kind == PAIR_CIRCLE_CIRCLE {
         // The frame's origin is a's centre.
         best = disc_toi(placement_in_frame_of(plan.b, plan.a).offset, sa.radius + sb.radius, s.w);
+    } else if plan.pair_kind == PAIR_POLYGON_CAPSULE {
+        let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        let e0 = polygon_point(sb, pb, 0u);
+        let e1 = polygon_point(sb, pb, 1u);
+        for (var k = first; k < end; k++) {
+            let v = polygon_point(sa, pa, k);
+            let next = polygon_point(sa, pa, (k + 1u) % sa.count);
+            best = min(best, edge_capsule_toi(v, next, e0, e1, sb.radius, s.w));
+        }
+    } else if plan.pair_kind == PAIR_CIRCLE_CAPSULE {
+        // a's centre (the frame's origin) moving by -w into the capsule grown by its radius.
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        best = entry_toi(vec2<f32>(0.0), -s.w, polygon_point(sb, pb, 0u), polygon_point(sb, pb, 1u), sa.radius + sb.radius);
+    } else if plan.pair_kind == PAIR_CAPSULE_CAPSULE {
+        let pa = Placement(vec2<f32>(0.0), transforms[plan.a].rotation);
+        let pb = placement_in_frame_of(plan.b, plan.a);
+        let a0 = polygon_point(sa, pa, 0u);
+        let a1 = polygon_point(sa, pa, 1u);
+        let b0 = polygon_point(sb, pb, 0u);
+        let b1 = polygon_point(sb, pb, 1u);
+        let reach = sa.radius + sb.radius;
+        best = min(min(entry_toi(b0, s.w, a0, a1, reach), entry_toi(b1, s.w, a0, a1, reach)),
+            min(entry_toi(a0, -s.w, b0, b1, reach), entry_toi(a1, -s.w, b0, b1, reach)));
     } else {
         for (var u = first; u < end; u++) {
             best = min(best, bitmask_unit_toi(plan, s, u));

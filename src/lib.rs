@@ -107,7 +107,7 @@ pub use motion::SweptPair;
 pub use pair::Pair;
 pub use query::{BoxQuery, PointQuery, QueryAnswers, QueryBatch, Ray, RayHit};
 pub use scene::Scene;
-pub use shapes::{Bitmask, Circle, Polygon, Shape, ShapeKind};
+pub use shapes::{Bitmask, Capsule, Circle, Polygon, Shape, ShapeKind};
 pub use touch::{TouchEvent, TouchTracker};
 /// The wgpu this crate is built against (version 30), for callers who hand it their
 /// own device ([`GpuContext::from_device`]): a device of another wgpu major version is

@@ -25,7 +25,7 @@ pub(crate) fn contacts(what: &str, text: &str) -> Vec<Contact> {
 }
 
 /// Every contact's problem according to the oracle (none when all are right).
-fn oracle_problems(text: &str, found: &[Contact]) -> Vec<String> {
+pub(crate) fn oracle_problems(text: &str, found: &[Contact]) -> Vec<String> {
     let value: Value = serde_json::from_str(text).expect("JSON");
     let oracle = ContactOracle::new(&value);
     found

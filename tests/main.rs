@@ -6,6 +6,7 @@
 
 mod bench_cli;
 mod box_keys;
+mod capsules;
 mod cli;
 mod concave_pieces;
 mod contacts;

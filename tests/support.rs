@@ -233,6 +233,11 @@ pub fn exact_json(scene: &Scene) -> Value {
                 json!({ "polygon": vertices })
             }
             Shape::Circle(c) => json!({ "circle": c.radius as f64 }),
+            Shape::Capsule(c) => json!({ "capsule": {
+                "a": [c.a.x as f64, c.a.y as f64],
+                "b": [c.b.x as f64, c.b.y as f64],
+                "radius": c.radius as f64,
+            }}),
             Shape::Bitmask(m) => json!({
                 "bitmask": {"width": m.width(), "height": m.height(), "rows": m.to_rows()}
             }),
@@ -276,6 +281,10 @@ pub fn reach(scene: &Scene) -> f64 {
                     x.abs().max(y.abs()) + radius
                 }
                 Some(Shape::Circle(c)) => x.abs().max(y.abs()) + c.radius as f64,
+                Some(Shape::Capsule(c)) => {
+                    let ends = c.a.as_dvec2().length().max(c.b.as_dvec2().length());
+                    x.abs().max(y.abs()) + ends + c.radius as f64
+                }
                 // Unrotated: the box of its pixels.
                 Some(Shape::Bitmask(m)) => [x, y, x + m.width() as f64, y + m.height() as f64]
                     .iter()

@@ -25,9 +25,10 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
     let shape = &library.shapes[info.shape as usize];
     let position = Vec2::from(t.position);
     let (local_min, local_max) = (Vec2::from(shape.bounds_min), Vec2::from(shape.bounds_max));
-    // A polygon's box turns with it; a circle's and a bitmask's (which cannot turn) do not.
+    // A polygon's box turns with it, and a capsule's; a circle's and a bitmask's (which
+    // cannot turn) do not.
     let turns = match shape.shape_kind() {
-        ShapeKind::Polygon => true,
+        ShapeKind::Polygon | ShapeKind::Capsule => true,
         ShapeKind::Circle | ShapeKind::Bitmask => false,
     };
     if !turns {
@@ -60,7 +61,8 @@ pub fn body_bounds(library: &ShapeLibrary, t: &BodyTransform, info: &BodyInfo) -
             lo = lo.min(p);
             hi = hi.max(p);
         }
-        (lo, hi)
+        // A capsule's ends grown by its radius (a polygon's radius is 0).
+        (lo - shape.radius, hi + shape.radius)
     };
     Aabb {
         min: lo.to_array(),

@@ -9,6 +9,11 @@
 //! a circle the axis from the polygon's nearest vertex to its centre, which the edges
 //! miss when the circle sits off a corner. Ties go to the first axis in that order.
 //!
+//! A pair with a capsule is a pair of cores (a capsule's segment, a circle's centre, a
+//! polygon) grown by radii ([`rounded_contact`]): cores that overlap part along the
+//! separating axis test's least overlap plus the radii, cores apart along the line
+//! between their nearest points.
+//!
 //! Cells are counted a 32-pixel word at a time: two bitmasks by the set bits of their
 //! ANDed words (as `pygame.mask.Mask.overlap_area`), a shape against a bitmask by the
 //! set bits under its extent along each row it crosses, which is exactly the set cells
@@ -20,9 +25,13 @@ use glam::{IVec2, Vec2};
 use crate::answer::contact::ContactKind;
 use crate::input::library::ShapeLibrary;
 use crate::input::shapes::ShapeKind;
+use crate::layout::geometry::{segment_closest, segments_cross};
 use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
 
-use super::placed::{cells_between, length, mask_bits, set_cells_in_row, unit, Convex, Placed};
+use super::placed::{
+    capsule_span, cells_between, circle_span, length, mask_bits, polygon_span, set_cells_in_row,
+    unit, Convex, Placed,
+};
 
 /// How bodies `i` and `j`, which collide, overlap; the normal points from `i` to `j`.
 pub fn contact(
@@ -95,7 +104,142 @@ pub fn contact(
             let (normal, depth) = circle_circle(*cj - *ci, *ri + *rj);
             ContactKind::Penetration { normal, depth }
         }
+        // A capsule and a convex shape: the cores (outline, segment or point) and the
+        // radii they are grown by.
+        (Placed::Capsule { .. }, _) | (_, Placed::Capsule { .. }) => {
+            let (normal, depth) = rounded_contact(&core(&pi), &core(&pj));
+            ContactKind::Penetration { normal, depth }
+        }
     }
+}
+
+/// A convex shape as a core grown by a radius: its points (a polygon's vertices
+/// counter-clockwise, a capsule's two ends, or one point for a circle or a capsule whose
+/// ends are one), the axes its projections are compared on, and the radius.
+pub struct Core {
+    /// The core's points.
+    pub points: Vec<Vec2>,
+    /// A polygon's outward edge normals; a segment's normal and direction, both ways
+    /// (the faces of the difference of a segment and another core include its ends');
+    /// a point's none.
+    pub axes: Vec<Vec2>,
+    /// What the core is grown by.
+    pub radius: f32,
+}
+
+/// The core of a polygon, circle or capsule (a bitmask has none: empty).
+pub fn core(shape: &Placed) -> Core {
+    let (points, axes, radius) = match shape {
+        Placed::Polygon { points, normals } => (points.clone(), normals.clone(), 0.0),
+        Placed::Circle { centre, radius } => (vec![*centre], Vec::new(), *radius),
+        Placed::Capsule { a, b, radius } if a == b => (vec![*a], Vec::new(), *radius),
+        Placed::Capsule { a, b, radius } => (vec![*a, *b], segment_axes(*a, *b), *radius),
+        Placed::Bitmask { .. } => (Vec::new(), Vec::new(), 0.0),
+    };
+    Core {
+        points,
+        axes,
+        radius,
+    }
+}
+
+/// A segment's axes: its normal (the outward one were it a polygon's edge from `a` to
+/// `b`) and direction, each both ways; WGSL `segment_axis`.
+fn segment_axes(a: Vec2, b: Vec2) -> Vec<Vec2> {
+    let normal = Vec2::new(b.y - a.y, a.x - b.x);
+    let normal = normal / length(normal);
+    let along = (b - a) / length(b - a);
+    vec![normal, -normal, along, -along]
+}
+
+/// The edges of a core: a polygon's (counter-clockwise), a segment's one, a point's one
+/// of no length.
+fn core_edges(points: &[Vec2]) -> Vec<(Vec2, Vec2)> {
+    match points.len() {
+        0 => Vec::new(),
+        1 | 2 => vec![(points[0], points[points.len() - 1])],
+        n => (0..n).map(|k| (points[k], points[(k + 1) % n])).collect(),
+    }
+}
+
+/// Whether `p` is in the polygon core `c` (closed); a segment or a point holds nothing
+/// here (its edges say whether it is met).
+fn core_holds(c: &Core, p: Vec2) -> bool {
+    c.points.len() >= 3
+        && c.points
+            .iter()
+            .zip(&c.axes)
+            .all(|(&v, &n)| (p - v).dot(n) <= 0.0)
+}
+
+/// How far apart two cores are, and the line from a's nearest point to b's: 0 (and no
+/// line) when they meet, a point of one in the other or two edges crossing; otherwise
+/// the nearest points are a vertex of one and a point of an edge of the other. WGSL
+/// `capsule_nearest` and its kin.
+pub fn core_nearest(a: &Core, b: &Core) -> (f32, Vec2) {
+    if core_holds(a, b.points[0]) || core_holds(b, a.points[0]) {
+        return (0.0, Vec2::ZERO);
+    }
+    let (edges_a, edges_b) = (core_edges(&a.points), core_edges(&b.points));
+    for &(a0, a1) in &edges_a {
+        for &(b0, b1) in &edges_b {
+            if segments_cross(a0, a1, b0, b1) {
+                return (0.0, Vec2::ZERO);
+            }
+        }
+    }
+    let mut nearest = (f32::MAX, Vec2::ZERO);
+    let mut consider = |from: Vec2, to: Vec2| {
+        let d = (to - from).length();
+        if d < nearest.0 {
+            nearest = (d, to - from);
+        }
+    };
+    for &(e0, e1) in &edges_a {
+        for &v in &b.points {
+            consider(segment_closest(e0, e1, v), v);
+        }
+    }
+    for &(e0, e1) in &edges_b {
+        for &v in &a.points {
+            consider(v, segment_closest(e0, e1, v));
+        }
+    }
+    nearest
+}
+
+/// Cores closer than this part along the best axis of the separating axis test rather
+/// than along the line between their nearest points, which has no direction to speak of
+/// at that length.
+pub const NEAREST_LINE_MIN: f32 = 1e-4;
+
+/// The least move of core `b` that leaves it touching core `a` when each is grown by
+/// its radius: `(unit direction, length)`. WGSL `capsule_least` and its kin.
+///
+/// Two candidates, the least kept: every axis of both cores (the move along it that
+/// parts their projections, plus the radii), and when the cores are apart, the line
+/// between their nearest points (the radii less the distance). Cores that overlap part
+/// along an axis, exactly as two polygons do; cores `d` apart part after `radii - d`
+/// along their nearest line, which no axis beats (an axis parts them by at most `d`).
+pub fn rounded_contact(a: &Core, b: &Core) -> (Vec2, f32) {
+    let reach = a.radius + b.radius;
+    let support = |p: &[Vec2], axis: Vec2| p.iter().map(|v| v.dot(axis)).fold(f32::MIN, f32::max);
+    let mut best = (Vec2::X, f32::MAX);
+    for &axis in a.axes.iter().chain(&b.axes) {
+        let overlap = support(&a.points, axis) + support(&b.points, -axis) + reach;
+        if overlap < best.1 {
+            best = (axis, overlap);
+        }
+    }
+    let (distance, line) = core_nearest(a, b);
+    if distance > NEAREST_LINE_MIN && reach - distance < best.1 {
+        best = (line / distance, reach - distance);
+    }
+    if best.1 == f32::MAX {
+        // Two points nearer than NEAREST_LINE_MIN: they part any way, along x.
+        best = (Vec2::X, reach - distance);
+    }
+    (best.0, depth_of(best.1))
 }
 
 /// The least move of `b` that leaves it touching `a`: `(unit direction, length)`.
@@ -192,6 +336,7 @@ pub fn shape_bitmask_area(
     let (lo, hi) = match shape {
         Placed::Polygon { points, normals } => Convex { points, normals }.bounds(),
         Placed::Circle { centre, radius } => (*centre - *radius, *centre + *radius),
+        Placed::Capsule { a, b, radius } => (a.min(*b) - *radius, a.max(*b) + *radius),
         Placed::Bitmask { .. } => return 0,
     };
     let rows = cells_between(lo.y - origin.y, hi.y - origin.y, mask.rows);
@@ -201,6 +346,7 @@ pub fn shape_bitmask_area(
         let span = match shape {
             Placed::Polygon { points, .. } => polygon_span(points, y0, y1),
             Placed::Circle { centre, radius } => circle_span(*centre, *radius, y0, y1),
+            Placed::Capsule { a, b, radius } => capsule_span(*a, *b, *radius, y0, y1),
             Placed::Bitmask { .. } => None,
         };
         if let Some((x0, x1)) = span {
@@ -209,37 +355,4 @@ pub fn shape_bitmask_area(
         }
     }
     area
-}
-
-/// The x extent of a convex polygon within the band `y0 <= y <= y1`, if it reaches it:
-/// its vertices in the band and its edges' crossings of the band's two lines.
-pub fn polygon_span(points: &[Vec2], y0: f32, y1: f32) -> Option<(f32, f32)> {
-    let n = points.len();
-    let (mut lo, mut hi) = (f32::MAX, -f32::MAX);
-    for k in 0..n {
-        let (a, b) = (points[k], points[(k + 1) % n]);
-        if a.y >= y0 && a.y <= y1 {
-            lo = lo.min(a.x);
-            hi = hi.max(a.x);
-        }
-        for y in [y0, y1] {
-            if (a.y < y) != (b.y < y) {
-                let x = a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y);
-                lo = lo.min(x);
-                hi = hi.max(x);
-            }
-        }
-    }
-    (lo <= hi).then_some((lo, hi))
-}
-
-/// The x extent of a circle within the band `y0 <= y <= y1`, if it reaches it: the half
-/// chord at the band's nearest height to the centre.
-pub fn circle_span(centre: Vec2, radius: f32, y0: f32, y1: f32) -> Option<(f32, f32)> {
-    let dy = (y0 - centre.y).max(centre.y - y1).max(0.0);
-    if dy > radius {
-        return None;
-    }
-    let half = ((radius - dy) * (radius + dy)).sqrt();
-    Some((centre.x - half, centre.x + half))
 }

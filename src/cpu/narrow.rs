@@ -12,8 +12,10 @@ use glam::{IVec2, Vec2};
 use crate::answer::collider::Pair;
 use crate::input::library::ShapeLibrary;
 use crate::input::shapes::{PairKind, ShapeKind};
-use crate::layout::geometry::{ceil_i32, floor_i32, rotate};
+use crate::layout::geometry::{ceil_i32, floor_i32, rotate, segment_distance, segments_distance};
 use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape, CHUNK_BUDGET};
+
+use super::placed::capsule_span;
 
 /// A body's rotation `(cos, sin)` and its position in the pair's frame.
 #[derive(Debug, Clone, Copy)]
@@ -94,11 +96,13 @@ impl Plan {
     /// Whether a witness means the pair collides (a shared point) rather than not (a
     /// separating edge).
     pub fn witness_collides(&self) -> bool {
-        use ShapeKind::{Bitmask, Circle, Polygon};
+        use ShapeKind::{Bitmask, Capsule, Circle, Polygon};
         match self.pair_kind.kinds() {
             (Polygon, Polygon | Circle) => false,
-            (Circle, Circle) | (Polygon | Circle | Bitmask, Bitmask) => true,
-            (Circle | Bitmask, Polygon) | (Bitmask, Circle) => unordered(self.pair_kind),
+            (Polygon | Circle | Capsule | Bitmask, Capsule | Bitmask) | (Circle, Circle) => true,
+            (Circle | Capsule | Bitmask, Polygon) | (Capsule | Bitmask, Circle) => {
+                unordered(self.pair_kind)
+            }
         }
     }
 }
@@ -173,13 +177,35 @@ impl PairTest<'_> {
         // Loop iterations per unit, and before the first.
         let (mut unit_cost, mut fixed_cost) = (1u32, 0u32);
         let rows_to_units = |rows: IVec2| (rows.y - rows.x + 1).max(0) as u32;
-        use ShapeKind::{Bitmask, Circle, Polygon};
+        use ShapeKind::{Bitmask, Capsule, Circle, Polygon};
         match plan.pair_kind.kinds() {
             (Polygon, Polygon) => {
                 plan.units = sa.count + sb.count;
                 unit_cost = sa.count.max(sb.count) + 1;
             }
-            (Polygon | Circle, Circle) => {}
+            (Polygon | Circle, Circle) | (Circle | Capsule, Capsule) => {}
+            (Polygon, Capsule) => {
+                // The polygon's edges, then whether the capsule's first end is inside it
+                // (a loop over its edges, in whichever chunk meets that unit).
+                plan.units = sa.count + 1;
+                fixed_cost = sa.count;
+            }
+            (Capsule, Bitmask) => {
+                let pa = self.placement_in_frame_of(a, b);
+                let (e0, e1) = (
+                    self.geometry.polygon_point(&sa, pa, 0),
+                    self.geometry.polygon_point(&sa, pa, 1),
+                );
+                let rows = Geometry::rows_between(
+                    &sb,
+                    e0.y.min(e1.y) - sa.radius,
+                    e0.y.max(e1.y) + sa.radius,
+                );
+                plan.first_unit = rows.x;
+                plan.units = rows_to_units(rows);
+                // capsule_span: four quad corners of 3 iterations each.
+                unit_cost = 12 + sb.words_per_row + 2;
+            }
             (Polygon, Bitmask) => {
                 let y_range = self
                     .geometry
@@ -210,7 +236,9 @@ impl PairTest<'_> {
                 };
                 unit_cost = sa.words_per_row + 2;
             }
-            (Circle | Bitmask, Polygon) | (Bitmask, Circle) => unordered(plan.pair_kind),
+            (Circle | Capsule | Bitmask, Polygon)
+            | (Capsule | Bitmask, Circle)
+            | (Bitmask, Capsule) => unordered(plan.pair_kind),
         }
         plan.per_chunk = ((CHUNK_BUDGET - fixed_cost) / unit_cost).max(1);
         plan.chunks = plan.units.div_ceil(plan.per_chunk);
@@ -227,7 +255,7 @@ impl PairTest<'_> {
             offset: Vec2::ZERO,
             rotation: Vec2::from(self.transforms[plan.a].rotation),
         };
-        use ShapeKind::{Bitmask, Circle, Polygon};
+        use ShapeKind::{Bitmask, Capsule, Circle, Polygon};
         match plan.pair_kind.kinds() {
             (Polygon, Polygon) => {
                 let pb = self.placement_in_frame_of(plan.b, plan.a);
@@ -250,6 +278,27 @@ impl PairTest<'_> {
                 sa.radius,
                 sb.radius,
             ),
+            (Polygon, Capsule) => {
+                let pb = self.placement_in_frame_of(plan.b, plan.a);
+                let ends = g.capsule_ends(&sb, pb);
+                (first..end).any(|unit| g.polygon_capsule_unit(&sa, own_frame, ends, sb.radius, unit))
+            }
+            (Circle, Capsule) => {
+                let pb = self.placement_in_frame_of(plan.b, plan.a);
+                let (e0, e1) = g.capsule_ends(&sb, pb);
+                segment_distance(e0, e1, Vec2::ZERO) <= sa.radius + sb.radius
+            }
+            (Capsule, Capsule) => {
+                let pb = self.placement_in_frame_of(plan.b, plan.a);
+                let (a0, a1) = g.capsule_ends(&sa, own_frame);
+                let (b0, b1) = g.capsule_ends(&sb, pb);
+                segments_distance(a0, a1, b0, b1) <= sa.radius + sb.radius
+            }
+            (Capsule, Bitmask) => {
+                let pa = self.placement_in_frame_of(plan.a, plan.b);
+                let ends = g.capsule_ends(&sa, pa);
+                (first..end).any(|unit| g.capsule_row_hits(ends, sa.radius, &sb, plan.row(unit)))
+            }
             // Pixel rows of the mask, in the mask's frame (b's; the first mask's for two masks).
             (Polygon, Bitmask) => {
                 let pa = self.placement_in_frame_of(plan.a, plan.b);
@@ -263,7 +312,9 @@ impl PairTest<'_> {
                 let d = self.position(plan.b).as_ivec2() - self.position(plan.a).as_ivec2();
                 (first..end).any(|unit| g.bitmask_row_hits(&sa, &sb, d, plan.row(unit)))
             }
-            (Circle | Bitmask, Polygon) | (Bitmask, Circle) => unordered(plan.pair_kind),
+            (Circle | Capsule | Bitmask, Polygon)
+            | (Capsule | Bitmask, Circle)
+            | (Bitmask, Capsule) => unordered(plan.pair_kind),
         }
     }
 }
@@ -395,6 +446,41 @@ impl Geometry<'_> {
         pp: Placement,
     ) -> bool {
         !self.circle_polygon_apart(centre, radius, p, pp)
+    }
+
+    /// A capsule's two ends, placed.
+    pub fn capsule_ends(&self, c: &PackedShape, pc: Placement) -> (Vec2, Vec2) {
+        (self.polygon_point(c, pc, 0), self.polygon_point(c, pc, 1))
+    }
+
+    /// Unit `unit` of a polygon against a capsule (`ends`, `radius`), as WGSL
+    /// `polygon_capsule_unit`: for an edge of the polygon, whether the capsule's segment
+    /// comes within `radius` of it; for the last unit, whether the segment's first end
+    /// is inside the polygon (a segment that is all inside comes near no edge). The
+    /// capsule meets the polygon exactly when some unit says so.
+    pub fn polygon_capsule_unit(
+        &self,
+        p: &PackedShape,
+        pp: Placement,
+        ends: (Vec2, Vec2),
+        radius: f32,
+        unit: u32,
+    ) -> bool {
+        if unit < p.count {
+            let next = if unit + 1 == p.count { 0 } else { unit + 1 };
+            let (v0, v1) = (self.polygon_point(p, pp, unit), self.polygon_point(p, pp, next));
+            return segments_distance(v0, v1, ends.0, ends.1) <= radius;
+        }
+        (0..p.count).all(|k| {
+            let axis = self.polygon_normal(p, pp, k);
+            ends.0.dot(axis) <= self.polygon_point(p, pp, k).dot(axis)
+        })
+    }
+
+    /// Row `row` of mask `m` against a capsule placed in the mask's frame.
+    fn capsule_row_hits(&self, ends: (Vec2, Vec2), radius: f32, m: &PackedShape, row: i32) -> bool {
+        capsule_span(ends.0, ends.1, radius, row as f32, (row + 1) as f32)
+            .is_some_and(|(lo, hi)| self.span_hits_row(m, row, lo, hi))
     }
 
     /// Word `w` of row `row` of mask `m`, or 0 outside the mask.

@@ -95,6 +95,15 @@ pub enum Placed {
         /// Its radius.
         radius: f32,
     },
+    /// A capsule: the points within `radius` of the segment from `a` to `b`.
+    Capsule {
+        /// One end of its segment in the frame.
+        a: Vec2,
+        /// The other end.
+        b: Vec2,
+        /// Its radius (0 for a segment or a point).
+        radius: f32,
+    },
     /// A bitmask: its cell `(c, r)` is the unit square from `origin + (c, r)`.
     Bitmask {
         /// The packed mask.
@@ -124,6 +133,18 @@ impl Placed {
                 Placed::Polygon {
                     points: vertices.iter().map(|v| offset + turn(v.position)).collect(),
                     normals: vertices.iter().map(|v| turn(v.normal)).collect(),
+                }
+            }
+            ShapeKind::Capsule => {
+                let r = Vec2::from(transform.rotation);
+                let end = |k: u32| {
+                    let v = library.polygon_vertices[(shape.first + k) as usize].position;
+                    offset + Vec2::new(r.x * v[0] - r.y * v[1], r.y * v[0] + r.x * v[1])
+                };
+                Placed::Capsule {
+                    a: end(0),
+                    b: end(1),
+                    radius: shape.radius,
                 }
             }
             ShapeKind::Circle => Placed::Circle {
@@ -223,4 +244,59 @@ pub fn mask_bits(library: &ShapeLibrary, m: &PackedShape, row: i32, start: i32) 
         word(w + 1) << (32 - shift)
     };
     low | high
+}
+
+/// The x extent of a convex polygon within the band `y0 <= y <= y1`, if it reaches it:
+/// its vertices in the band and its edges' crossings of the band's two lines.
+pub fn polygon_span(points: &[Vec2], y0: f32, y1: f32) -> Option<(f32, f32)> {
+    let n = points.len();
+    let (mut lo, mut hi) = (f32::MAX, -f32::MAX);
+    for k in 0..n {
+        let (a, b) = (points[k], points[(k + 1) % n]);
+        if a.y >= y0 && a.y <= y1 {
+            lo = lo.min(a.x);
+            hi = hi.max(a.x);
+        }
+        for y in [y0, y1] {
+            if (a.y < y) != (b.y < y) {
+                let x = a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y);
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+    }
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// The x extent of a circle within the band `y0 <= y <= y1`, if it reaches it: the half
+/// chord at the band's nearest height to the centre.
+pub fn circle_span(centre: Vec2, radius: f32, y0: f32, y1: f32) -> Option<(f32, f32)> {
+    let dy = (y0 - centre.y).max(centre.y - y1).max(0.0);
+    if dy > radius {
+        return None;
+    }
+    let half = ((radius - dy) * (radius + dy)).sqrt();
+    Some((centre.x - half, centre.x + half))
+}
+
+/// The x extent of a capsule (the points within `radius` of the segment `a b`) within
+/// the band `y0 <= y <= y1`, if it reaches it. The capsule is the union of the rectangle
+/// its segment sweeps along its normal and the discs at its ends; its part in the band
+/// is convex, so its extent is the union of theirs. WGSL `capsule_span`.
+pub fn capsule_span(a: Vec2, b: Vec2, radius: f32, y0: f32, y1: f32) -> Option<(f32, f32)> {
+    let along = b - a;
+    let length = along.length();
+    let side = if length > 0.0 {
+        Vec2::new(-along.y, along.x) * (radius / length)
+    } else {
+        Vec2::ZERO
+    };
+    [
+        polygon_span(&[a + side, b + side, b - side, a - side], y0, y1),
+        circle_span(a, radius, y0, y1),
+        circle_span(b, radius, y0, y1),
+    ]
+    .into_iter()
+    .flatten()
+    .reduce(|(lo, hi), (l, h)| (lo.min(l), hi.max(h)))
 }

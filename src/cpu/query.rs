@@ -9,12 +9,15 @@
 //!   the hit's. A circle solves one quadratic. A bitmask is walked row by row in the
 //!   ray's direction: in each row the ray crosses, the first set cell along it within
 //!   the columns it covers there is its first hit in that row, and rows are met in order.
+//!   A capsule is entered by one of its end discs or long sides
+//!   ([`crate::layout::geometry::capsule_entry`]).
 //!   A ray's walk of the grid ([`grid_candidates`]) tests what it meets as it goes and
 //!   stops past its nearest hit.
 //! - A point is in a polygon when it is behind every edge, in a bitmask when a cell
 //!   whose closed square holds it is set.
 //! - A box meets a polygon unless the box's two axes or an edge normal separate them, a
-//!   circle when its nearest point to the centre is within the radius, a bitmask when a
+//!   circle when its nearest point to the centre is within the radius, a capsule when
+//!   its end is in the box or its segment within the radius of a side, a bitmask when a
 //!   cell under it is set.
 
 use glam::{IVec2, Vec2};
@@ -26,7 +29,7 @@ use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 
 use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
-use crate::layout::geometry::disc_entry;
+use crate::layout::geometry::{capsule_entry, disc_entry, segments_distance};
 
 /// The frame's bodies as the query tests read them.
 #[derive(Clone, Copy)]
@@ -69,6 +72,7 @@ impl Bodies<'_> {
                 ray_polygon(&Convex { points, normals }, start, ray.delta)
             }
             Placed::Circle { centre, radius } => ray_circle(*centre, *radius, start, ray.delta),
+            Placed::Capsule { a, b, radius } => capsule_entry(start, ray.delta, *a, *b, *radius),
             Placed::Bitmask { mask, .. } => {
                 let m = *mask;
                 ray_bitmask(self.library, &m, start, ray.delta)
@@ -107,6 +111,15 @@ impl Bodies<'_> {
             Placed::Circle { centre, radius } => {
                 let nearest = centre.clamp(lo, hi);
                 (nearest - *centre).length_squared() <= radius * radius
+            }
+            Placed::Capsule { a, b, radius } => {
+                // Inside the box, or within the radius of one of its sides (which
+                // covers a segment that crosses the box).
+                let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
+                (a.cmpge(lo).all() && a.cmple(hi).all())
+                    || (0..4).any(|k| {
+                        segments_distance(corners[k], corners[(k + 1) % 4], *a, *b) <= *radius
+                    })
             }
             Placed::Bitmask { mask, .. } => {
                 let columns = cells_between(lo.x, hi.x, mask.count);

@@ -13,6 +13,9 @@
 //!   edges pushed out by the radius and a disc at every vertex; the first of those the
 //!   centre's path crosses, entering, is the impact.
 //! - Two circles: one disc of the summed radii.
+//! - A capsule and a polygon, circle or capsule: the segments (and points) that bound
+//!   the difference of their cores, each grown by the summed radii into a capsule;
+//!   the first of those the path enters ([`segments_toi`]).
 //! - A moving shape and a still bitmask: the first impact with any set cell, each cell a
 //!   unit square (a polygon), over the cells the sweep can reach row by row.
 //!
@@ -23,7 +26,7 @@
 use glam::Vec2;
 
 use crate::input::library::ShapeLibrary;
-use crate::layout::geometry::disc_entry;
+use crate::layout::geometry::{capsule_entry, disc_entry};
 use crate::layout::packed::{BodyInfo, BodyTransform, PackedShape};
 
 use super::narrow;
@@ -44,7 +47,7 @@ pub fn time_of_impact(
         return Some(0.0);
     }
     let shape = |k: usize| &library.shapes[infos[k].shape as usize];
-    // Polygon < circle < bitmask, as the narrow phase orders a pair: a bitmask is always
+    // Polygon < circle < capsule < bitmask, as the narrow phase orders a pair: a bitmask is always
     // `b`, and it never moves.
     let (a, b) = if shape(j).kind < shape(i).kind {
         (j, i)
@@ -82,6 +85,26 @@ fn placed_toi(library: &ShapeLibrary, a: &Placed, b: &Placed, w: Vec2) -> Option
                 radius: rb,
             },
         ) => disc_toi(*cb - *ca, ra + rb, w),
+        (Placed::Polygon { points, normals }, Placed::Capsule { a: c0, b: c1, radius }) => {
+            polygon_capsule_toi(&Convex { points, normals }, (*c0, *c1), *radius, w)
+        }
+        // Every point of the moving capsule is within the radii of its segment, so the
+        // circle's centre, moving the other way, enters the capsule grown by its radius.
+        (Placed::Circle { centre, radius: rc }, Placed::Capsule { a: c0, b: c1, radius }) => {
+            capsule_entry(*centre, -w, *c0, *c1, rc + radius).map(|(t, _)| t)
+        }
+        (
+            Placed::Capsule {
+                a: a0,
+                b: a1,
+                radius: ra,
+            },
+            Placed::Capsule {
+                a: b0,
+                b: b1,
+                radius: rb,
+            },
+        ) => segments_toi(&[*a0, *a1], &[*b0, *b1], ra + rb, w),
         // The bitmask stays still and the shape `a` moves by `-w` against it.
         (shape, Placed::Bitmask { mask, origin }) => {
             shape_bitmask_toi(library, shape, mask, *origin, -w)
@@ -124,6 +147,48 @@ pub fn polygon_polygon_toi(a: &Convex, b: &Convex, w: Vec2) -> Option<f32> {
         range = clip(range, -m, h, w)?;
     }
     Some(range.0)
+}
+
+/// When the outline `b` (its vertices in order), moved by `t·w`, first comes within
+/// `reach` of the outline `a`: the segments of the Minkowski difference of the two
+/// outlines are each a vertex of one less an edge of the other, and the difference
+/// grown by `reach` is covered by those segments grown by `reach`, so its first
+/// entry is the first entry of a vertex of `b` (moving by `w`) into an edge of `a`
+/// grown by `reach`, or of a vertex of `a` (moving by `-w`) into an edge of `b`. An
+/// outline of two vertices is a segment, one edge; of one vertex, a point. The two start
+/// apart. WGSL `segments_toi`.
+pub fn segments_toi(a: &[Vec2], b: &[Vec2], reach: f32, w: Vec2) -> Option<f32> {
+    let edges = |p: &[Vec2]| -> Vec<(Vec2, Vec2)> {
+        match p.len() {
+            1 | 2 => vec![(p[0], p[p.len() - 1])],
+            n => (0..n).map(|k| (p[k], p[(k + 1) % n])).collect(),
+        }
+    };
+    let mut best: Option<f32> = None;
+    let mut keep = |entry: Option<(f32, Option<Vec2>)>| {
+        if let Some((t, _)) = entry {
+            if best.is_none_or(|b| t < b) {
+                best = Some(t);
+            }
+        }
+    };
+    for (e0, e1) in edges(a) {
+        for &v in b {
+            keep(capsule_entry(v, w, e0, e1, reach));
+        }
+    }
+    for (e0, e1) in edges(b) {
+        for &v in a {
+            keep(capsule_entry(v, -w, e0, e1, reach));
+        }
+    }
+    best
+}
+
+/// When a capsule (`ends`, `radius`) moving by `t·w` first meets polygon `p`, which it
+/// starts apart from ([`segments_toi`]).
+pub fn polygon_capsule_toi(p: &Convex, ends: (Vec2, Vec2), radius: f32, w: Vec2) -> Option<f32> {
+    segments_toi(p.points, &[ends.0, ends.1], radius, w)
 }
 
 /// When a disc of `radius` centred at `centre` and moving by `t·w` first meets the
@@ -179,6 +244,7 @@ fn shape_bitmask_toi(
     let (lo, hi) = match shape {
         Placed::Polygon { points, normals } => Convex { points, normals }.bounds(),
         Placed::Circle { centre, radius } => (*centre - *radius, *centre + *radius),
+        Placed::Capsule { a, b, radius } => (a.min(*b) - *radius, a.max(*b) + *radius),
         Placed::Bitmask { .. } => return None,
     };
     let (lo, hi) = (lo - origin, hi - origin);
@@ -209,6 +275,7 @@ fn shape_bitmask_toi(
                     polygon_polygon_toi(&cell, &Convex { points, normals }, w)
                 }
                 Placed::Circle { centre, radius } => circle_polygon_toi(&cell, *centre, *radius, w),
+                Placed::Capsule { a, b, radius } => polygon_capsule_toi(&cell, (*a, *b), *radius, w),
                 Placed::Bitmask { .. } => None,
             };
             if let Some(t) = t {

@@ -154,9 +154,13 @@ mod tests {
             [
                 "narrow_polygon_polygon",
                 "narrow_polygon_circle",
+                "narrow_polygon_capsule",
                 "narrow_polygon_bitmask",
                 "narrow_circle_circle",
+                "narrow_circle_capsule",
                 "narrow_circle_bitmask",
+                "narrow_capsule_capsule",
+                "narrow_capsule_bitmask",
                 "narrow_bitmask_bitmask",
             ]
         );

@@ -5,7 +5,7 @@
 use crate::error::{f32_text, Location, SceneError};
 use crate::input::body::Body;
 use crate::input::shapes::{
-    words_per_row, Bitmask, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES,
+    words_per_row, Bitmask, Capsule, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES,
 };
 use crate::layout::packed::{PackedShape, PolygonVertex};
 
@@ -68,6 +68,7 @@ impl ShapeLibrary {
                         ..PackedShape::zeroed()
                     }
                 }
+                Shape::Capsule(capsule) => library.add_capsule(location, capsule)?,
                 Shape::Bitmask(mask) => library.add_bitmask(mask),
             };
             library.extents.push(rotation_free_extent(shape, &packed));
@@ -132,6 +133,50 @@ impl ShapeLibrary {
             first,
             count: n as u32,
             rectangle: rectangle as u32,
+            ..PackedShape::zeroed()
+        })
+    }
+
+    /// A capsule's two ends go in the vertex list like a polygon's, each with the unit
+    /// normal of the segment on its right going on from it (zero when the ends are one
+    /// point), so that the stages read them with the polygons' functions.
+    fn add_capsule(
+        &mut self,
+        location: Location,
+        capsule: &Capsule,
+    ) -> Result<PackedShape, SceneError> {
+        let fail = |field: &str, rule: String| {
+            Err(SceneError::new(location, format!("capsule: {field}"), rule))
+        };
+        for (field, end) in [("a", capsule.a), ("b", capsule.b)] {
+            if !end.is_finite() {
+                return fail(field, "must be finite".to_string());
+            }
+        }
+        let r = capsule.radius;
+        if !(r.is_finite() && r >= 0.0) {
+            return fail("radius", format!("{} must be finite and >= 0", f32_text(r)));
+        }
+        let (a, b) = (capsule.a, capsule.b);
+        let along = (b.as_dvec2() - a.as_dvec2()).normalize_or_zero();
+        let normal = [along.y as f32, -along.x as f32];
+        let first = self.polygon_vertices.len() as u32;
+        self.polygon_vertices.push(PolygonVertex {
+            position: a.to_array(),
+            normal,
+        });
+        self.polygon_vertices.push(PolygonVertex {
+            position: b.to_array(),
+            normal: [-normal[0], -normal[1]],
+        });
+        let (lo, hi) = (a.min(b) - r, a.max(b) + r);
+        Ok(PackedShape {
+            bounds_min: lo.to_array(),
+            bounds_max: hi.to_array(),
+            kind: ShapeKind::Capsule.index(),
+            first,
+            count: 2,
+            radius: r,
             ..PackedShape::zeroed()
         })
     }
@@ -268,6 +313,7 @@ fn rotation_free_extent(shape: &Shape, packed: &PackedShape) -> f32 {
     match shape {
         Shape::Polygon(p) => 2.0 * p.vertices.iter().map(|v| v.length()).fold(0.0, f32::max),
         Shape::Circle(c) => 2.0 * c.radius,
+        Shape::Capsule(c) => 2.0 * (c.a.length().max(c.b.length()) + c.radius),
         Shape::Bitmask(_) => {
             let side = |axis: usize| packed.bounds_max[axis] - packed.bounds_min[axis];
             side(0).max(side(1)).max(0.0)

@@ -1,4 +1,4 @@
-//! The shapes a body can have: convex polygons, circles and bitmasks, in local
+//! The shapes a body can have: convex polygons, circles, capsules and bitmasks, in local
 //! coordinates, and the rules each must follow (checked by [`crate::ShapeLibrary::new`]);
 //! and their kinds ([`ShapeKind`]) and the pairs of kinds ([`PairKind`]) that every
 //! stage's tests are chosen by.
@@ -48,6 +48,9 @@ shape_kinds! {
     Polygon = "polygon",
     /// A circle.
     Circle = "circle",
+    /// A capsule: the points within a radius of a segment (a segment, a point or a
+    /// circle off the body's origin when the radius or the length is 0).
+    Capsule = "capsule",
     /// A bitmask.
     Bitmask = "bitmask",
 }
@@ -69,9 +72,8 @@ impl ShapeKind {
 
 /// An unordered pair of shape kinds, stored with the lower kind first, numbered
 /// `0 .. PairKind::COUNT`: the pairs whose lower kind is `l` come after those of every
-/// kind below `l`, in the order of their higher kind (for polygon, circle, bitmask:
-/// polygon-polygon 0, polygon-circle 1, polygon-bitmask 2, circle-circle 3,
-/// circle-bitmask 4, bitmask-bitmask 5). WGSL `pair_kind` numbers them alike, and each
+/// kind below `l`, in the order of their higher kind (polygon-polygon 0, polygon-circle
+/// 1, polygon-capsule 2, polygon-bitmask 3, circle-circle 4, and so on). WGSL `pair_kind` numbers them alike, and each
 /// has a `PAIR_*` constant there (`crate::layout::packed::wgsl_constants`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PairKind {
@@ -125,6 +127,8 @@ pub enum Shape {
     Polygon(Polygon),
     /// A circle centred on the body's origin.
     Circle(Circle),
+    /// The points within a radius of a segment.
+    Capsule(Capsule),
     /// A 1-bit-per-pixel mask whose pixel `(c, r)` covers `[x + c, x + c + 1) × [y + r, y + r + 1)`.
     Bitmask(Bitmask),
 }
@@ -135,6 +139,7 @@ impl Shape {
         match self {
             Shape::Polygon(_) => ShapeKind::Polygon,
             Shape::Circle(_) => ShapeKind::Circle,
+            Shape::Capsule(_) => ShapeKind::Capsule,
             Shape::Bitmask(_) => ShapeKind::Bitmask,
         }
     }
@@ -196,6 +201,45 @@ impl Circle {
     /// A circle of this radius.
     pub fn new(radius: f32) -> Self {
         Circle { radius }
+    }
+}
+
+/// Every point within `radius` of the segment from `a` to `b`, in the body's frame.
+///
+/// With `radius` 0 it is the segment itself (a laser, a line of sight), with `a == b` and
+/// `radius` 0 a point (a particle), and with `a == b` a circle centred on `a`.
+///
+/// ```
+/// use gpu_collide::{Capsule, glam::Vec2};
+/// let laser = Capsule::segment(Vec2::new(-100.0, 0.0), Vec2::new(100.0, 0.0));
+/// assert_eq!(laser.radius, 0.0);
+/// let particle = Capsule::point(Vec2::ZERO);
+/// assert_eq!(particle.a, particle.b);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capsule {
+    /// One end of the segment.
+    pub a: Vec2,
+    /// The other end (may equal `a`).
+    pub b: Vec2,
+    /// How far the region reaches from the segment; finite and at least 0.
+    pub radius: f32,
+}
+
+impl Capsule {
+    /// The points within `radius` of the segment from `a` to `b`.
+    pub fn new(a: Vec2, b: Vec2, radius: f32) -> Self {
+        Capsule { a, b, radius }
+    }
+
+    /// The segment from `a` to `b`, of no width.
+    pub fn segment(a: Vec2, b: Vec2) -> Self {
+        Capsule::new(a, b, 0.0)
+    }
+
+    /// The single point `p`.
+    pub fn point(p: Vec2) -> Self {
+        Capsule::new(p, p, 0.0)
     }
 }
 
@@ -349,6 +393,7 @@ mod tests {
         }
         let names: Vec<String> = pairs.iter().map(|p| p.name()).collect();
         assert_eq!(names[1], "polygon_circle");
-        assert_eq!(names[5], "bitmask_bitmask");
+        assert_eq!(names[2], "polygon_capsule");
+        assert_eq!(names[9], "bitmask_bitmask");
     }
 }

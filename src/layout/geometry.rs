@@ -1,11 +1,105 @@
 //! Geometry and filter helpers, the Rust twin of `shaders/geometry.wgsl`: rotating a
-//! point, testing two filters or two boxes, entering a disc. Every stage uses them; they
+//! point, testing two filters or two boxes, entering a disc, the distance to a segment. Every stage uses them; they
 //! are written once here for the CPU twins, operation for operation as the WGSL, so
 //! that the two paths round alike.
 
 use glam::Vec2;
 
 use crate::layout::packed::Aabb;
+
+/// The distance from `q` to the segment from `a` to `b` (a point when `a == b`); WGSL
+/// `segment_distance`. The nearest point is found along the segment and the distance
+/// taken from there, so a point on the segment is at a distance of a rounding or two.
+pub fn segment_distance(a: Vec2, b: Vec2, q: Vec2) -> f32 {
+    (q - segment_closest(a, b, q)).length()
+}
+
+/// The point of the segment from `a` to `b` nearest `q`; WGSL `segment_closest`.
+pub fn segment_closest(a: Vec2, b: Vec2, q: Vec2) -> Vec2 {
+    let ab = b - a;
+    let length2 = ab.dot(ab);
+    let t = if length2 > 0.0 {
+        ((q - a).dot(ab) / length2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    a + ab * t
+}
+
+/// Where the segment `start + t·delta`, `t` in `[0, 1]`, first comes within `radius` of
+/// the segment `a b` (enters the capsule): `(t, the capsule's outward normal there)`,
+/// the normal `None` when it starts inside (`t = 0`); `None` when it never enters. WGSL
+/// `capsule_entry`. Swept capsules and rays against capsules both ask this.
+///
+/// A capsule is the rectangle its segment sweeps along its normal and the discs at its
+/// ends, so the entry is the first of the discs' ([`disc_entry`]) and of the long sides':
+/// the time the path closes the gap to the side it faces, if it is then alongside the
+/// segment. Where the capsule has no width (a segment or a point) its normal there is
+/// either way across, so the side faced is chosen, or at an end the way back along
+/// `delta`.
+pub fn capsule_entry(
+    start: Vec2,
+    delta: Vec2,
+    a: Vec2,
+    b: Vec2,
+    radius: f32,
+) -> Option<(f32, Option<Vec2>)> {
+    if segment_distance(a, b, start) <= radius {
+        return Some((0.0, None));
+    }
+    let back = -delta / scaled_length(delta);
+    let mut best: Option<(f32, Option<Vec2>)> = None;
+    for end in [a, b] {
+        if let Some((t, point)) = disc_entry(start - end, radius, delta) {
+            if best.is_none_or(|(b, _)| t < b) {
+                let normal = point.map(|p| p / scaled_length(p)).filter(|n| n.is_finite());
+                best = Some((t, Some(normal.unwrap_or(back))));
+            }
+        }
+    }
+    let along = b - a;
+    let length = scaled_length(along);
+    if length > 0.0 {
+        let u = along / length;
+        let across = Vec2::new(-u.y, u.x);
+        let side = (start - a).dot(across);
+        let facing = if side > 0.0 { across } else { -across };
+        let gap = side.abs() - radius;
+        let approach = -delta.dot(facing);
+        if gap >= 0.0 && approach > 0.0 {
+            let t = gap / approach;
+            let reached = (start + delta * t - a).dot(u);
+            if t <= 1.0 && (0.0..=length).contains(&reached) && best.is_none_or(|(b, _)| t < b) {
+                best = Some((t, Some(facing)));
+            }
+        }
+    }
+    best
+}
+
+/// The distance between the segments `a0 a1` and `b0 b1`; WGSL `segments_distance`.
+/// Segments that cross are 0 apart; otherwise the nearest points include an end of one,
+/// so the distance is the least of the four ends' distances to the other segment.
+pub fn segments_distance(a0: Vec2, a1: Vec2, b0: Vec2, b1: Vec2) -> f32 {
+    if segments_cross(a0, a1, b0, b1) {
+        return 0.0;
+    }
+    segment_distance(b0, b1, a0)
+        .min(segment_distance(b0, b1, a1))
+        .min(segment_distance(a0, a1, b0))
+        .min(segment_distance(a0, a1, b1))
+}
+
+/// Whether the segments `a0 a1` and `b0 b1` cross, each end of one strictly on its own
+/// side of the other's line; WGSL `segments_cross`. Segments that only touch are left
+/// to the distances of their ends.
+pub fn segments_cross(a0: Vec2, a1: Vec2, b0: Vec2, b1: Vec2) -> bool {
+    let (da, db) = (a1 - a0, b1 - b0);
+    let (s0, s1) = (da.perp_dot(b0 - a0), da.perp_dot(b1 - a0));
+    let (s2, s3) = (db.perp_dot(a0 - b0), db.perp_dot(a1 - b0));
+    let opposite = |x: f32, y: f32| (x < 0.0 && y > 0.0) || (x > 0.0 && y < 0.0);
+    opposite(s0, s1) && opposite(s2, s3)
+}
 
 /// Rotates `v` by the rotation stored as `(cos, sin)`; WGSL `rotate`.
 pub fn rotate(v: Vec2, rotation: Vec2) -> Vec2 {

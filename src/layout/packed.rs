@@ -229,7 +229,7 @@ pub struct PackedShape {
     pub rows: u32,
     /// Bitmask: words per row.
     pub words_per_row: u32,
-    /// Circle: radius.
+    /// Circle, capsule: radius (a polygon's is 0).
     pub radius: f32,
     /// Polygon: 1 when it is an axis-aligned rectangle, its four vertices the corners of
     /// its bounds, so that its rotated box comes from those corners without reading its

@@ -377,6 +377,18 @@ impl<'a> Outline<'a> {
                 Outline::Polygon(points)
             }
             Shape::Circle(circle) => Outline::Circle(origin, circle.radius as f64),
+            Shape::Capsule(capsule) => {
+                let (sin, cos) = (body.angle as f64).sin_cos();
+                let place = |v: glam::Vec2| {
+                    let (x, y) = (v.x as f64, v.y as f64);
+                    origin + DVec2::new(cos * x - sin * y, sin * x + cos * y)
+                };
+                Outline::Polygon(capsule_outline(
+                    place(capsule.a),
+                    place(capsule.b),
+                    capsule.radius as f64,
+                ))
+            }
             Shape::Bitmask(mask) => Outline::Bitmask {
                 shape: body.shape,
                 mask,
@@ -453,6 +465,24 @@ impl<'a> Outline<'a> {
             }
         }
     }
+}
+
+/// A capsule's outline as a polygon: each end's half circle in `CAP_STEPS` steps, joined
+/// by its long sides; a segment (radius 0) is its two ends, drawn as a line.
+fn capsule_outline(a: DVec2, b: DVec2, radius: f64) -> Vec<DVec2> {
+    const CAP_STEPS: usize = 12;
+    if radius == 0.0 {
+        return vec![a, b];
+    }
+    let along = (b - a).try_normalize().unwrap_or(DVec2::X);
+    let mut points = Vec::with_capacity(2 * (CAP_STEPS + 1));
+    for (centre, facing) in [(b, along), (a, -along)] {
+        for k in 0..=CAP_STEPS {
+            let turn = std::f64::consts::PI * (k as f64 / CAP_STEPS as f64 - 0.5);
+            points.push(centre + radius * DVec2::from_angle(turn).rotate(facing));
+        }
+    }
+    points
 }
 
 /// The colour of a bitmask's set cells, `(red, green, blue, alpha)`, as a body's fill

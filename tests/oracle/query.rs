@@ -274,23 +274,58 @@ impl QueryOracle {
     /// so on a circle of radius `r` the normal may turn by about `BAND / r` with it: on
     /// a circle of a twentieth of a unit, 0.2, far more than the band itself.
     fn circle_normal_fits(&self, k: usize, p: V, n: V) -> bool {
-        let Placed::Circle { centre, radius } = self.scene.place(k) else {
-            return false;
-        };
-        let d = p.sub(centre);
-        let rho = d.len();
-        let near = BAND + SLACK;
-        if (rho - radius).abs() > near || rho == 0.0 {
-            return false;
+        match self.scene.place(k) {
+            Placed::Circle { centre, radius } => arc_normal_fits(centre, radius, p, n),
+            // A capsule's round ends are arcs of circles about its ends.
+            Placed::Rounded(pieces) => match &pieces[..] {
+                [piece] if piece.hull.len() <= 2 && piece.radius > 0.0 => piece
+                    .hull
+                    .iter()
+                    .any(|&end| arc_normal_fits(end, piece.radius, p, n)),
+                _ => false,
+            },
+            _ => false,
         }
-        // The circle's points within `near` of p lie within this angle of d.
-        let cos = (radius * radius + rho * rho - near * near) / (2.0 * radius * rho);
-        let widest = cos.clamp(-1.0, 1.0).acos();
-        let (dn, cross) = (d.x * n.x + d.y * n.y, d.x * n.y - d.y * n.x);
-        let angle = cross.atan2(dn).abs();
-        (n.len() - 1.0).abs() <= 1e-4 && angle <= widest + 1e-4
     }
 
+    /// Whether body `k` is a segment or point (a capsule of radius 0) within the band of
+    /// `p` and `n` is a unit vector facing a ray along `delta`: the format accepts any
+    /// such normal there (the way back along the ray, or a side's normal).
+    fn zero_width_normal_fits(&self, k: usize, p: V, n: V, delta: V) -> bool {
+        let Placed::Rounded(pieces) = self.scene.place(k) else {
+            return false;
+        };
+        let [piece] = &pieces[..] else {
+            return false;
+        };
+        if piece.radius != 0.0 || piece.hull.len() > 2 {
+            return false;
+        }
+        let (a, b) = (piece.hull[0], piece.hull[piece.hull.len() - 1]);
+        (n.len() - 1.0).abs() <= 1e-4
+            && n.x * delta.x + n.y * delta.y <= 0.0
+            && super::point_segment_distance(p, a, b) <= BAND + SLACK
+    }
+}
+
+/// Whether a circle (`centre`, `radius`) has a point within the band of `p` whose radius
+/// direction is `n` (to 1e-4).
+fn arc_normal_fits(centre: V, radius: f64, p: V, n: V) -> bool {
+    let d = p.sub(centre);
+    let rho = d.len();
+    let near = BAND + SLACK;
+    if (rho - radius).abs() > near || rho == 0.0 {
+        return false;
+    }
+    // The circle's points within `near` of p lie within this angle of d.
+    let cos = (radius * radius + rho * rho - near * near) / (2.0 * radius * rho);
+    let widest = cos.clamp(-1.0, 1.0).acos();
+    let (dn, cross) = (d.x * n.x + d.y * n.y, d.x * n.y - d.y * n.x);
+    let angle = cross.atan2(dn).abs();
+    (n.len() - 1.0).abs() <= 1e-4 && angle <= widest + 1e-4
+}
+
+impl QueryOracle {
     fn normals_near(&self, k: usize, p: V) -> Vec<V> {
         let near = BAND + SLACK;
         match self.scene.place(k) {
@@ -310,9 +345,26 @@ impl QueryOracle {
                 let d = p.sub(centre);
                 vec![d.scale(1.0 / d.len())]
             }
-            Placed::Rounded(_) => {
-                panic!("oracle: ray normals on capsules, concave and compound shapes are not in the oracle yet")
-            }
+            Placed::Rounded(pieces) => match &pieces[..] {
+                // A capsule: the long sides' normals where p is by them (the round ends
+                // are circle_normal_fits' work).
+                [piece] if piece.hull.len() == 2 => {
+                    let (a, b) = (piece.hull[0], piece.hull[1]);
+                    let d = b.sub(a);
+                    let along = ((p.x - a.x) * d.x + (p.y - a.y) * d.y) / (d.len() * d.len());
+                    let rho = super::point_segment_distance(p, a, b);
+                    if (0.0..=1.0).contains(&along) && (rho - piece.radius).abs() <= near {
+                        let side = V::new(-d.y, d.x).scale(1.0 / d.len());
+                        vec![side, side.scale(-1.0)]
+                    } else {
+                        Vec::new()
+                    }
+                }
+                [piece] if piece.hull.len() == 1 => Vec::new(),
+                _ => panic!(
+                    "oracle: ray normals on concave and compound shapes are not in the oracle yet"
+                ),
+            },
             Placed::Bitmask { ox, oy, bits } => {
                 let mut normals = Vec::new();
                 let (c, r) = (p.x.floor() as i64 - ox, p.y.floor() as i64 - oy);
@@ -416,6 +468,7 @@ impl QueryOracle {
                 let near = self.normals_near(k, p);
                 if !near.iter().any(|m| m.sub(n).len() <= BAND + 1e-4)
                     && !self.circle_normal_fits(k, p, n)
+                    && !self.zero_width_normal_fits(k, p, n, delta)
                 {
                     return Some(format!("normal {n:?} at {p:?}, the body's there: {near:?}"));
                 }

@@ -87,6 +87,8 @@ enum Placed<'a> {
     Polygon(Vec<DVec2>),
     /// Centre and radius.
     Circle(DVec2, f64),
+    /// A capsule's ends and radius.
+    Capsule(DVec2, DVec2, f64),
     /// A mask and its origin.
     Mask(&'a Bitmask, DVec2),
 }
@@ -107,6 +109,11 @@ fn placed<'a>(shape: &'a Shape, body: &Body) -> Placed<'a> {
             Placed::Polygon(vertices)
         }
         Shape::Circle(c) => Placed::Circle(origin, c.radius as f64),
+        Shape::Capsule(c) => Placed::Capsule(
+            origin + rotation.rotate(c.a.as_dvec2()),
+            origin + rotation.rotate(c.b.as_dvec2()),
+            c.radius as f64,
+        ),
         Shape::Bitmask(m) => Placed::Mask(m, origin),
     }
 }
@@ -126,6 +133,7 @@ fn for_set_cells_near(
                 (lo.min(v), hi.max(v))
             }),
         Placed::Circle(c, r) => (*c - *r, *c + *r),
+        Placed::Capsule(a, b, r) => (a.min(*b) - *r, a.max(*b) + *r),
         Placed::Mask(..) => return,
     };
     let (lo, hi) = (lo - origin - 2.0 * BAND, hi - origin + 2.0 * BAND);
@@ -165,7 +173,72 @@ fn separation(a: &Placed, b: &Placed) -> f64 {
         (Placed::Polygon(p), Placed::Polygon(q)) => polygon_separation(p, q),
         // Callers take masks apart cell by cell.
         (Placed::Mask(..), _) | (_, Placed::Mask(..)) => f64::INFINITY,
+        (Placed::Capsule(..), _) | (_, Placed::Capsule(..)) => {
+            let ((p, rp), (q, rq)) = (core(a), core(b));
+            core_separation(&p, &q) - rp - rq
+        }
     }
+}
+
+/// A convex shape as a core grown by a radius (a capsule's ends, one point when they
+/// are one; a circle's centre; a polygon's vertices and 0).
+fn core(shape: &Placed) -> (Vec<DVec2>, f64) {
+    match shape {
+        Placed::Polygon(p) => (p.clone(), 0.0),
+        Placed::Circle(c, r) => (vec![*c], *r),
+        Placed::Capsule(a, b, r) if a == b => (vec![*a], *r),
+        Placed::Capsule(a, b, r) => (vec![*a, *b], *r),
+        Placed::Mask(..) => (Vec::new(), 0.0),
+    }
+}
+
+/// The gap between two cores (polygons, segments or points), or minus the depth of
+/// their overlap: the least overlap over both cores' axes (a polygon's edge normals, a
+/// segment's normal and direction both ways), and when that is a gap, the distance
+/// from a vertex of one to an edge of the other.
+fn core_separation(p: &[DVec2], q: &[DVec2]) -> f64 {
+    let edges = |c: &[DVec2]| -> Vec<(DVec2, DVec2)> {
+        match c.len() {
+            1 | 2 => vec![(c[0], c[c.len() - 1])],
+            n => (0..n).map(|k| (c[k], c[(k + 1) % n])).collect(),
+        }
+    };
+    let axes = |c: &[DVec2]| -> Vec<DVec2> {
+        match c.len() {
+            1 => Vec::new(),
+            2 => {
+                let u = (c[1] - c[0]).normalize();
+                vec![u, -u, u.perp(), -u.perp()]
+            }
+            _ => (0..c.len()).map(|k| normal(c, k)).collect(),
+        }
+    };
+    let all_axes: Vec<DVec2> = axes(p).into_iter().chain(axes(q)).collect();
+    if !all_axes.is_empty() {
+        let depth = all_axes
+            .iter()
+            .map(|&axis| {
+                let (a, b) = (interval(p, axis), interval(q, axis));
+                (a.1 - b.0).min(b.1 - a.0)
+            })
+            .fold(f64::INFINITY, f64::min);
+        if depth >= 0.0 {
+            return -depth;
+        }
+    }
+    let mut gap = f64::INFINITY;
+    for (shape, other) in [(p, q), (q, p)] {
+        for &v in other {
+            for (a, b) in edges(shape) {
+                gap = gap.min(if a == b {
+                    v.distance(a)
+                } else {
+                    segment_distance(a, b, v)
+                });
+            }
+        }
+    }
+    gap
 }
 
 /// Outward unit normal of edge `k` (from vertex k to k + 1) of a counter-clockwise polygon.

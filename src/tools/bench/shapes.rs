@@ -72,6 +72,17 @@ fn parry_shape(
             Ok(Some(SharedShape::new(polygon)))
         }
         ShapeKind::Circle => Ok(Some(SharedShape::new(Ball::new(shape.radius)))),
+        ShapeKind::Capsule => {
+            let first = shape.first as usize;
+            let ends = library
+                .polygon_vertices
+                .get(first..first + 2)
+                .ok_or_else(|| {
+                    baseline_error(backend, format!("shape {index}: capsule ends out of range"))
+                })?;
+            let end = |k: usize| Vector::new(ends[k].position[0], ends[k].position[1]);
+            Ok(Some(SharedShape::capsule(end(0), end(1), shape.radius)))
+        }
         ShapeKind::Bitmask => {
             let runs = cell_runs(library, shape).ok_or_else(|| {
                 baseline_error(
