@@ -102,12 +102,12 @@ pub use cpu::CpuCollider;
 pub use error::{Error, Location, SceneError};
 pub use glam;
 pub use gpu::{GpuCollider, GpuContext, PendingFrame, MAX_FRAMES_IN_FLIGHT};
-pub use library::ShapeLibrary;
+pub use library::{ConvexPart, ShapeLibrary};
 pub use motion::SweptPair;
 pub use pair::Pair;
 pub use query::{BoxQuery, PointQuery, QueryAnswers, QueryBatch, Ray, RayHit};
 pub use scene::Scene;
-pub use shapes::{Bitmask, Capsule, Circle, Polygon, Shape, ShapeKind};
+pub use shapes::{Bitmask, Capsule, Circle, Compound, Concave, Part, Polygon, Shape, ShapeKind};
 pub use touch::{TouchEvent, TouchTracker};
 /// The wgpu this crate is built against (version 30), for callers who hand it their
 /// own device ([`GpuContext::from_device`]): a device of another wgpu major version is

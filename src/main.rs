@@ -28,7 +28,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 use gpu_collide::bench::{BenchOptions, CliError, SceneChoice};
 use gpu_collide::{
-    Collider, ContactKind, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene,
+    Collider, ContactKind, ConvexPart, CpuCollider, Error, GpuCollider, GpuContext, Pair, Scene,
 };
 
 #[derive(Parser)]
@@ -78,7 +78,9 @@ enum Command {
         view: Option<gpu_collide::draw::View>,
     },
     /// Prints the contact of every colliding pair at the frame's start as {"contacts":
-    /// [{"depth": d, "normal": [x, y], "pair": [i, j]} or {"area": n, "pair": [i, j]}, ...]}.
+    /// [{"depth": d, "normal": [x, y], "pair": [i, j]} or {"area": n, "pair": [i, j]}, ...]};
+    /// a pair with a concave or compound body has one entry per pair of touching parts,
+    /// each with "parts": [k, l].
     Contacts {
         /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
         scene: PathBuf,
@@ -92,6 +94,16 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = gpu_collide::DEFAULT_MAX_PAIRS,
               value_parser = max_pairs)]
         max_pairs: u64,
+    },
+    /// Prints, for every shape of a scene, the convex parts the answers use, in the
+    /// shape's own frame, as {"shapes": [{"parts": [{"polygon": [[x, y], ...]}, ...]}, ...]}:
+    /// a concave shape's pieces, a compound's parts in order.
+    Shapes {
+        /// The scene file (JSON, see docs/scene-format.md); `-` reads standard input.
+        scene: PathBuf,
+        /// Write the parts to this file; `-`, or no `--out`, writes them to standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Answers the scene's rays, points and boxes as {"boxes": [...], "points": [...],
     /// "rays": [...]}.
@@ -176,6 +188,7 @@ impl Command {
             | Command::Contacts { backend, .. }
             | Command::Query { backend, .. } => matches!(backend, Backend::Gpu),
             Command::Adapters => true,
+            Command::Shapes { .. } => false,
             Command::Bench { backend, .. } => backend
                 .as_ref()
                 .is_none_or(|b| b.contains(&gpu_collide::bench::Backend::Gpu)),
@@ -228,6 +241,7 @@ fn main() -> ExitCode {
             out,
         } => query(&scene, backend, out.as_deref()),
         Command::Adapters => adapters(),
+        Command::Shapes { scene, out } => shapes(&scene, out.as_deref()),
         Command::Bench {
             scene,
             bodies,
@@ -424,16 +438,55 @@ fn contacts(
     ));
     let contacts: Vec<serde_json::Value> = found
         .iter()
-        .map(|c| match c.kind {
-            ContactKind::Penetration { normal, depth } => serde_json::json!({
-                "pair": c.pair,
-                "normal": [number(normal.x), number(normal.y)],
-                "depth": number(depth),
-            }),
-            ContactKind::Area(area) => serde_json::json!({ "pair": c.pair, "area": area }),
+        .map(|c| {
+            let mut entry = match c.kind {
+                ContactKind::Penetration { normal, depth } => serde_json::json!({
+                    "pair": c.pair,
+                    "normal": [number(normal.x), number(normal.y)],
+                    "depth": number(depth),
+                }),
+                ContactKind::Area(area) => serde_json::json!({ "pair": c.pair, "area": area }),
+            };
+            if let Some(parts) = c.parts {
+                entry["parts"] = serde_json::json!(parts);
+            }
+            entry
         })
         .collect();
     let text = serde_json::json!({ "contacts": contacts }).to_string();
+    write_output(out, &(text + "\n"))
+}
+
+fn shapes(path: &Path, out: Option<&Path>) -> Result<(), CliError> {
+    let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
+    for warning in &parsed.warnings {
+        note(&format!("warning: {warning}"));
+    }
+    let library = parsed.scene.validate()?;
+    let point = |p: glam::Vec2| serde_json::json!([number(p.x), number(p.y)]);
+    let shapes: Vec<serde_json::Value> = (0..library.len())
+        .map(|k| {
+            let parts: Vec<serde_json::Value> = library
+                .parts(k)
+                .into_iter()
+                .map(|part| match part {
+                    ConvexPart::Polygon(vertices) => serde_json::json!({
+                        "polygon": vertices.into_iter().map(point).collect::<Vec<_>>()
+                    }),
+                    ConvexPart::Circle { centre, radius } => serde_json::json!({
+                        "circle": {"center": point(centre), "radius": number(radius)}
+                    }),
+                    ConvexPart::Capsule(c) => serde_json::json!({
+                        "capsule": {"a": point(c.a), "b": point(c.b), "radius": number(c.radius)}
+                    }),
+                    ConvexPart::Bitmask => serde_json::json!({"bitmask": "whole"}),
+                })
+                .collect();
+            serde_json::json!({ "parts": parts })
+        })
+        .collect();
+    note(&format!("{} shapes", shapes.len()));
+    let text = serde_json::json!({ "shapes": shapes }).to_string();
     write_output(out, &(text + "\n"))
 }
 

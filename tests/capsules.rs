@@ -311,14 +311,6 @@ fn malformed_capsules_are_refused_by_name() {
             json!({"capsule": [0, 1]}),
             "shape 0: capsule: must be a JSON object",
         ),
-        (
-            json!({"concave": [[0, 0], [1, 0], [0, 1]]}),
-            "shape 0: concave: is not supported yet",
-        ),
-        (
-            json!({"compound": [{"shape": 0}]}),
-            "shape 0: compound: is not supported yet",
-        ),
     ];
     for (shape, message) in cases {
         let text = json!({"shapes": [shape], "bodies": []}).to_string();

@@ -583,7 +583,7 @@ fn the_readme_commands_answer_as_the_readme_shows() {
         let Some(name) = args.first().cloned() else {
             continue;
         };
-        if !["pairs", "contacts", "query", "draw"].contains(&name.as_str()) {
+        if !["pairs", "contacts", "query", "shapes", "draw"].contains(&name.as_str()) {
             continue;
         }
         let scene = root.join(&args[1]);

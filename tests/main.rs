@@ -8,6 +8,7 @@ mod bench_cli;
 mod box_keys;
 mod capsules;
 mod cli;
+mod compounds;
 mod concave_pieces;
 mod contacts;
 mod cross_check;

@@ -238,6 +238,24 @@ pub fn exact_json(scene: &Scene) -> Value {
                 "b": [c.b.x as f64, c.b.y as f64],
                 "radius": c.radius as f64,
             }}),
+            Shape::Concave(c) => {
+                let vertices: Vec<Value> = c
+                    .vertices
+                    .iter()
+                    .map(|v| json!([v.x as f64, v.y as f64]))
+                    .collect();
+                json!({ "concave": vertices })
+            }
+            Shape::Compound(c) => {
+                let parts: Vec<Value> = c
+                    .parts
+                    .iter()
+                    .map(|p| {
+                        json!({"shape": p.shape, "x": p.offset.x as f64, "y": p.offset.y as f64, "angle": p.angle as f64})
+                    })
+                    .collect();
+                json!({ "compound": parts })
+            }
             Shape::Bitmask(m) => json!({
                 "bitmask": {"width": m.width(), "height": m.height(), "rows": m.to_rows()}
             }),
@@ -272,27 +290,37 @@ pub fn reach(scene: &Scene) -> f64 {
         .map(|b| {
             let (x, y) = (b.position.x as f64, b.position.y as f64);
             match scene.shapes.get(b.shape as usize) {
-                Some(Shape::Polygon(p)) => {
-                    let radius = p
-                        .vertices
-                        .iter()
-                        .map(|v| v.as_dvec2().length())
-                        .fold(0.0, f64::max);
-                    x.abs().max(y.abs()) + radius
-                }
-                Some(Shape::Circle(c)) => x.abs().max(y.abs()) + c.radius as f64,
-                Some(Shape::Capsule(c)) => {
-                    let ends = c.a.as_dvec2().length().max(c.b.as_dvec2().length());
-                    x.abs().max(y.abs()) + ends + c.radius as f64
-                }
                 // Unrotated: the box of its pixels.
                 Some(Shape::Bitmask(m)) => [x, y, x + m.width() as f64, y + m.height() as f64]
                     .iter()
                     .fold(0.0f64, |r, v| r.max(v.abs())),
-                None => x.abs().max(y.abs()),
+                _ => x.abs().max(y.abs()) + shape_radius(&scene.shapes, b.shape as usize),
             }
         })
         .fold(0.0, f64::max)
+}
+
+/// How far shape `k` reaches from its origin, whatever its turn (0 for a bitmask).
+fn shape_radius(shapes: &[Shape], k: usize) -> f64 {
+    let farthest = |vertices: &[glam::Vec2]| {
+        vertices
+            .iter()
+            .map(|v| v.as_dvec2().length())
+            .fold(0.0, f64::max)
+    };
+    match shapes.get(k) {
+        Some(Shape::Polygon(p)) => farthest(&p.vertices),
+        Some(Shape::Concave(c)) => farthest(&c.vertices),
+        Some(Shape::Circle(c)) => c.radius as f64,
+        Some(Shape::Capsule(c)) => farthest(&[c.a, c.b]) + c.radius as f64,
+        Some(Shape::Compound(c)) => c
+            .parts
+            .iter()
+            .filter(|p| !matches!(shapes.get(p.shape as usize), Some(Shape::Compound(_))))
+            .map(|p| p.offset.as_dvec2().length() + shape_radius(shapes, p.shape as usize))
+            .fold(0.0, f64::max),
+        Some(Shape::Bitmask(_)) | None => 0.0,
+    }
 }
 
 /// The band the answers are held to: the format's 0.01 where it promises exactness, and

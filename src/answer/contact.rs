@@ -11,6 +11,12 @@ use crate::answer::pair::Pair;
 pub struct Contact {
     /// The bodies `[i, j]`, `i < j`.
     pub pair: Pair,
+    /// For a pair with a concave or compound body, the parts of `i` and of `j` that this
+    /// contact is between (a convex body has the one part 0; a compound's parts are
+    /// numbered in its order, a concave part counting as its pieces, which
+    /// [`crate::ShapeLibrary::parts`] lists). `None` for two convex bodies, whose one
+    /// contact is the pair's.
+    pub parts: Option<[u32; 2]>,
     /// How they overlap.
     pub kind: ContactKind,
 }

@@ -5,6 +5,6 @@ pub mod collider;
 pub mod contact;
 pub mod motion;
 pub mod pair;
-internal_mods!(pair_sort);
+internal_mods!(pair_sort, parts);
 pub mod query;
 pub mod touch;

@@ -216,8 +216,8 @@ pub const NEAREST_LINE_MIN: f32 = 1e-4;
 /// The least move of core `b` that leaves it touching core `a` when each is grown by
 /// its radius: `(unit direction, length)`. WGSL `capsule_least` and its kin.
 ///
-/// Two candidates, the least kept: every axis of both cores (the move along it that
-/// parts their projections, plus the radii), and when the cores are apart, the line
+/// Two candidates, the least kept: every face of the cores' difference, a's axes and
+/// b's turned round (the move along it that parts their projections, plus the radii), and when the cores are apart, the line
 /// between their nearest points (the radii less the distance). Cores that overlap part
 /// along an axis, exactly as two polygons do; cores `d` apart part after `radii - d`
 /// along their nearest line, which no axis beats (an axis parts them by at most `d`).
@@ -225,7 +225,8 @@ pub fn rounded_contact(a: &Core, b: &Core) -> (Vec2, f32) {
     let reach = a.radius + b.radius;
     let support = |p: &[Vec2], axis: Vec2| p.iter().map(|v| v.dot(axis)).fold(f32::MIN, f32::max);
     let mut best = (Vec2::X, f32::MAX);
-    for &axis in a.axes.iter().chain(&b.axes) {
+    // The faces of the difference a - b: a's axes, and b's turned round.
+    for axis in a.axes.iter().copied().chain(b.axes.iter().map(|&m| -m)) {
         let overlap = support(&a.points, axis) + support(&b.points, -axis) + reach;
         if overlap < best.1 {
             best = (axis, overlap);

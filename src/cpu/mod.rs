@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use crate::answer::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::answer::contact::Contact;
 use crate::answer::motion::{any_moving, SweptPair};
+use crate::answer::parts::{self, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::{Error, SceneError};
 use crate::grid::cell_size::{choose_grid, QueryGridChoice};
@@ -233,14 +234,65 @@ impl Collider for CpuCollider {
     }
 
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let expansion = self.library.expand(bodies)?;
+        parts::run(expansion, bodies, |b| self.stage_pairs(b), Expansion::pairs)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let expansion = self.library.expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_contacts(b),
+            Expansion::contacts,
+        )
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        batch.validate()?;
+        let expansion = self.library.expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_query(b, batch),
+            Expansion::answers,
+        )
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        let expansion = self.library.expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_swept_pairs(b),
+            Expansion::swept_pairs,
+        )
+    }
+
+    fn describe(&self) -> String {
+        format!("cpu ({} threads)", rayon::current_num_threads())
+    }
+
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
+    }
+
+    fn last_frame(&self) -> FrameStats {
+        self.last
+    }
+}
+
+/// The frames of the stages: bodies whose shapes are the library's packed shapes.
+impl CpuCollider {
+    fn stage_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         if any_moving(bodies) {
-            let swept = self.find_swept_pairs(bodies)?;
+            let swept = self.stage_swept_pairs(bodies)?;
             return Ok(swept.into_iter().map(|s| s.pair).collect());
         }
         self.pairs_at_start(bodies)
     }
 
-    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+    fn stage_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
         let pairs = self.pairs_at_start(bodies)?;
         let (library, s) = (&self.library, &self.scratch);
         let (infos, transforms) = (&s.infos, &s.transforms);
@@ -248,6 +300,7 @@ impl Collider for CpuCollider {
             .par_iter()
             .with_min_len(CHUNK)
             .map(|&pair| Contact {
+                parts: None,
                 pair,
                 kind: contact::contact(
                     library,
@@ -260,8 +313,7 @@ impl Collider for CpuCollider {
             .collect())
     }
 
-    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
-        batch.validate()?;
+    fn stage_query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
         self.prepare(bodies, false)?;
         let s = &mut self.scratch;
         s.query_infos.clear();
@@ -320,7 +372,7 @@ impl Collider for CpuCollider {
         })
     }
 
-    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+    fn stage_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
         let candidates = self.candidates(bodies, true)?;
         let (library, s) = (&self.library, &self.scratch);
         let (infos, transforms) = (&s.infos, &s.transforms);
@@ -340,17 +392,5 @@ impl Collider for CpuCollider {
             .collect();
         pairs.par_sort_unstable_by_key(|s| s.pair);
         Ok(pairs)
-    }
-
-    fn describe(&self) -> String {
-        format!("cpu ({} threads)", rayon::current_num_threads())
-    }
-
-    fn set_max_pairs(&mut self, max: u64) {
-        self.max_pairs = max;
-    }
-
-    fn last_frame(&self) -> FrameStats {
-        self.last
     }
 }

@@ -5,6 +5,7 @@
 use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::answer::contact::Contact;
 use crate::answer::motion::{any_moving, SweptPair};
+use crate::answer::parts::{self, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
@@ -54,7 +55,7 @@ impl ReferenceCollider {
     /// Checks the bodies and finds every pair whose filters agree and whose boxes
     /// overlap: at `t = 0`, or over the whole frame's motion when `swept`.
     fn frame(&mut self, bodies: &[Body], swept: bool) -> Result<Frame, Error> {
-        self.library.check_bodies(bodies)?;
+        self.library.check_stage_bodies(bodies)?;
         let transforms: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
         let infos: Vec<BodyInfo> = bodies.iter().map(body_info).collect();
         let mut aabbs = bounds::bounds(&self.library, &transforms, &infos);
@@ -97,14 +98,65 @@ impl ReferenceCollider {
 
 impl Collider for ReferenceCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let expansion = self.library.expand(bodies)?;
+        parts::run(expansion, bodies, |b| self.stage_pairs(b), Expansion::pairs)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let expansion = self.library.expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_contacts(b),
+            Expansion::contacts,
+        )
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        batch.validate()?;
+        let expansion = self.library.expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_query(b, batch),
+            Expansion::answers,
+        )
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        let expansion = self.library.expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_swept_pairs(b),
+            Expansion::swept_pairs,
+        )
+    }
+
+    fn describe(&self) -> String {
+        "cpu reference (all pairs, one thread)".to_string()
+    }
+
+    fn set_max_pairs(&mut self, max: u64) {
+        self.max_pairs = max;
+    }
+
+    fn last_frame(&self) -> FrameStats {
+        self.last
+    }
+}
+
+/// The frames of the stages: bodies whose shapes are the library's packed shapes.
+impl ReferenceCollider {
+    fn stage_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         if any_moving(bodies) {
-            let swept = self.find_swept_pairs(bodies)?;
+            let swept = self.stage_swept_pairs(bodies)?;
             return Ok(swept.into_iter().map(|s| s.pair).collect());
         }
         self.pairs_at_start(bodies)
     }
 
-    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+    fn stage_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
         let frame = self.frame(bodies, false)?;
         let pairs = narrow::narrow(
             &self.library,
@@ -115,6 +167,7 @@ impl Collider for ReferenceCollider {
         let contacts = sorted_pairs(pairs)
             .into_iter()
             .map(|pair| Contact {
+                parts: None,
                 pair,
                 kind: contact::contact(
                     &self.library,
@@ -128,9 +181,8 @@ impl Collider for ReferenceCollider {
         Ok(contacts)
     }
 
-    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
-        batch.validate()?;
-        self.library.check_bodies(bodies)?;
+    fn stage_query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        self.library.check_stage_bodies(bodies)?;
         let transforms: Vec<BodyTransform> = bodies.iter().map(body_transform).collect();
         let infos: Vec<BodyInfo> = bodies.iter().map(body_info).collect();
         let aabbs = bounds::bounds(&self.library, &transforms, &infos);
@@ -161,7 +213,7 @@ impl Collider for ReferenceCollider {
         })
     }
 
-    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+    fn stage_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
         let frame = self.frame(bodies, true)?;
         let velocities: Vec<glam::Vec2> = bodies.iter().map(|b| b.velocity).collect();
         let mut pairs = Vec::new();
@@ -180,17 +232,5 @@ impl Collider for ReferenceCollider {
         }
         pairs.sort_by_key(|s| s.pair);
         Ok(pairs)
-    }
-
-    fn describe(&self) -> String {
-        "cpu reference (all pairs, one thread)".to_string()
-    }
-
-    fn set_max_pairs(&mut self, max: u64) {
-        self.max_pairs = max;
-    }
-
-    fn last_frame(&self) -> FrameStats {
-        self.last
     }
 }

@@ -35,6 +35,7 @@ use crate::answer::collider::{
 };
 use crate::answer::contact::Contact;
 use crate::answer::motion::SweptPair;
+use crate::answer::parts::{self, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
@@ -399,12 +400,16 @@ pub(crate) struct Found {
     runs: u32,
 }
 
-impl Collider for GpuCollider {
-    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
-        self.library().check_bodies(bodies)?;
+/// The frames of the stages: bodies whose shapes are the library's packed shapes.
+impl GpuCollider {
+    pub(crate) fn stage_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        self.library().check_stage_bodies(bodies)?;
         if crate::answer::motion::any_moving(bodies) {
-            let swept = self.find_swept_pairs(bodies)?;
-            return Ok(swept.into_iter().map(|s| s.pair).collect());
+            return Ok(self
+                .stage_swept_pairs(bodies)?
+                .into_iter()
+                .map(|s| s.pair)
+                .collect());
         }
         if bodies.len() < 2 {
             return Ok(Vec::new());
@@ -413,8 +418,8 @@ impl Collider for GpuCollider {
         context.scoped(|| self.find_pairs_checked(bodies))
     }
 
-    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
-        self.library().check_bodies(bodies)?;
+    fn stage_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        self.library().check_stage_bodies(bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
@@ -422,20 +427,57 @@ impl Collider for GpuCollider {
         context.scoped(|| self.contacts_checked(bodies))
     }
 
-    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
-        batch.validate()?;
-        self.library().check_bodies(bodies)?;
+    fn stage_query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        self.library().check_stage_bodies(bodies)?;
         let context = self.context().clone();
         context.scoped(|| self.query_checked(bodies, batch))
     }
 
-    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
-        self.library().check_bodies(bodies)?;
+    fn stage_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        self.library().check_stage_bodies(bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
         let context = self.context().clone();
         context.scoped(|| self.find_swept_pairs_checked(bodies))
+    }
+}
+
+impl Collider for GpuCollider {
+    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+        let expansion = self.library().expand(bodies)?;
+        parts::run(expansion, bodies, |b| self.stage_pairs(b), Expansion::pairs)
+    }
+
+    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+        let expansion = self.library().expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_contacts(b),
+            Expansion::contacts,
+        )
+    }
+
+    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+        batch.validate()?;
+        let expansion = self.library().expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_query(b, batch),
+            Expansion::answers,
+        )
+    }
+
+    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+        let expansion = self.library().expand(bodies)?;
+        parts::run(
+            expansion,
+            bodies,
+            |b| self.stage_swept_pairs(b),
+            Expansion::swept_pairs,
+        )
     }
 
     // Makes and zeroes the buffers a frame of `bodies` bodies needs, dispatches each

@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::buffers::Room;
 use super::readback::MapOutcome;
+use crate::answer::parts::Expansion;
 use crate::input::body::Body;
 
 /// The most frames a collider holds in flight; [`crate::GpuCollider::submit`] refuses
@@ -40,6 +41,9 @@ pub(crate) struct InFlight {
     pub(super) seq: u64,
     /// `None` for a frame of fewer than two bodies, which needs no GPU work.
     pub(super) work: Option<Work>,
+    /// For a library with concave or compound shapes, how the frame's bodies were
+    /// expanded into parts, to turn the pairs of parts back into pairs of bodies.
+    pub(super) expansion: Option<Expansion>,
 }
 
 #[derive(Debug)]

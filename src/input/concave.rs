@@ -9,10 +9,6 @@
 //! checks and the cut agree with each other on every input, however nearly straight or
 //! thin the outline.
 
-// The scene reader and the library use this module once concave shapes are read; until
-// then only the crate's own tests (through the `internals` feature) call it.
-#![cfg_attr(not(feature = "internals"), allow(dead_code))]
-
 use crate::input::shapes::MAX_POLYGON_VERTICES;
 use glam::Vec2;
 

@@ -4,10 +4,13 @@
 
 use crate::error::{f32_text, Location, SceneError};
 use crate::input::body::Body;
+use crate::input::concave::{check_outline, convex_pieces};
 use crate::input::shapes::{
-    words_per_row, Bitmask, Capsule, Polygon, Shape, ShapeKind, MAX_POLYGON_VERTICES,
+    words_per_row, Bitmask, Capsule, Compound, Concave, Polygon, Shape, ShapeKind,
+    MAX_POLYGON_VERTICES,
 };
 use crate::layout::packed::{PackedShape, PolygonVertex};
+use glam::Vec2;
 
 pub use crate::layout::packed::MAX_BITMASK_COORDINATE;
 
@@ -41,16 +44,76 @@ pub struct ShapeLibrary {
     /// largest vertex distance of a polygon, the larger side of a bitmask's set cells
     /// (0 when none is set). The grid sizes its cells by it.
     pub(crate) extents: Vec<f32>,
+    /// How the caller's shapes are made of the packed ones when some shape is concave
+    /// or compound; `None` when every shape is its own packed shape, index for index.
+    pub(crate) parts: Option<Parts>,
+}
+
+/// The caller's shapes as packed shapes placed in their frames: a concave shape is its
+/// convex pieces, a compound its parts (a concave part expanded in place into its
+/// pieces), any other shape the one packed shape. Bodies are expanded into one body a
+/// part for the stages, which never see the caller's shapes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Parts {
+    /// Shape `k`'s parts are `list[ranges[k].0 .. ranges[k].0 + ranges[k].1]`.
+    pub(crate) ranges: Vec<(u32, u32)>,
+    /// Every shape's parts, shape after shape.
+    pub(crate) list: Vec<PartPlace>,
+    /// Whether shape `k` is concave or compound (its contacts name their parts).
+    pub(crate) in_parts: Vec<bool>,
+}
+
+/// A packed shape placed in the frame of the caller's shape it is a part of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PartPlace {
+    /// The packed shape.
+    pub(crate) shape: u32,
+    /// Where its origin lies.
+    pub(crate) offset: Vec2,
+    /// Its turn.
+    pub(crate) angle: f32,
+}
+
+/// The most packed parts one compound may expand into (its parts, each concave part
+/// counted as its pieces): each is a body of the stages for every body of the compound.
+pub const MAX_COMPOUND_PIECES: usize = 4096;
+
+/// The most parts a compound may list.
+pub const MAX_COMPOUND_PARTS: usize = 1024;
+
+/// One convex part of a shape, in the shape's own frame, as the answers use it
+/// ([`ShapeLibrary::parts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConvexPart {
+    /// A convex polygon, its vertices counter-clockwise.
+    Polygon(Vec<Vec2>),
+    /// A circle.
+    Circle {
+        /// Its centre.
+        centre: Vec2,
+        /// Its radius.
+        radius: f32,
+    },
+    /// A capsule, segment or point.
+    Capsule(Capsule),
+    /// A whole bitmask (its cells are tested one by one).
+    Bitmask,
 }
 
 impl ShapeLibrary {
-    /// Checks every shape and packs them; the first broken rule is returned, naming the shape.
+    /// Checks every shape and packs them; the first broken rule is returned, naming the
+    /// shape (and the part or vertex).
     pub fn new(shapes: &[Shape]) -> Result<Self, SceneError> {
         let mut library = ShapeLibrary::default();
+        let multi = shapes
+            .iter()
+            .any(|s| matches!(s, Shape::Concave(_) | Shape::Compound(_)));
+        // Every shape but the compounds, in order: a concave one as its pieces.
+        let mut own: Vec<Vec<PartPlace>> = Vec::with_capacity(shapes.len());
         for (index, shape) in shapes.iter().enumerate() {
             let location = Location::Shape(index);
             let packed = match shape {
-                Shape::Polygon(polygon) => library.add_polygon(location, polygon)?,
+                Shape::Polygon(polygon) => vec![library.add_polygon(location, polygon)?],
                 Shape::Circle(circle) => {
                     let r = circle.radius;
                     if !(r.is_finite() && r > 0.0) {
@@ -60,21 +123,126 @@ impl ShapeLibrary {
                             format!("radius {} must be finite and greater than 0", f32_text(r)),
                         ));
                     }
-                    PackedShape {
+                    vec![PackedShape {
                         bounds_min: [-r, -r],
                         bounds_max: [r, r],
                         kind: ShapeKind::Circle.index(),
                         radius: r,
                         ..PackedShape::zeroed()
-                    }
+                    }]
                 }
-                Shape::Capsule(capsule) => library.add_capsule(location, capsule)?,
-                Shape::Bitmask(mask) => library.add_bitmask(mask),
+                Shape::Capsule(capsule) => vec![library.add_capsule(location, capsule)?],
+                Shape::Bitmask(mask) => vec![library.add_bitmask(mask)],
+                Shape::Concave(concave) => library.add_concave(location, concave)?,
+                Shape::Compound(_) => Vec::new(),
             };
-            library.extents.push(rotation_free_extent(shape, &packed));
-            library.shapes.push(packed);
+            let mut places = Vec::with_capacity(packed.len());
+            for packed in packed {
+                places.push(PartPlace {
+                    shape: library.shapes.len() as u32,
+                    offset: Vec2::ZERO,
+                    angle: 0.0,
+                });
+                library.extents.push(library.extent(&packed));
+                library.shapes.push(packed);
+            }
+            own.push(places);
+        }
+        if multi {
+            let mut parts = Parts::default();
+            for (index, shape) in shapes.iter().enumerate() {
+                let places = match shape {
+                    Shape::Compound(compound) => {
+                        compound_places(Location::Shape(index), shapes, compound, &own)?
+                    }
+                    _ => own[index].clone(),
+                };
+                parts
+                    .ranges
+                    .push((parts.list.len() as u32, places.len() as u32));
+                parts.list.extend(places);
+                parts
+                    .in_parts
+                    .push(matches!(shape, Shape::Concave(_) | Shape::Compound(_)));
+            }
+            library.parts = Some(parts);
         }
         Ok(library)
+    }
+
+    /// The convex parts that the answers use for shape `shape`, in the shape's own frame:
+    /// the one part of a polygon, circle, capsule or bitmask, the pieces a concave shape
+    /// is cut into, a compound's parts in order (a concave part as its pieces). Empty for
+    /// an index past the library's end.
+    pub fn parts(&self, shape: usize) -> Vec<ConvexPart> {
+        let places: Vec<PartPlace> = match &self.parts {
+            None if shape < self.shapes.len() => vec![PartPlace {
+                shape: shape as u32,
+                offset: Vec2::ZERO,
+                angle: 0.0,
+            }],
+            None => Vec::new(),
+            Some(parts) => parts
+                .ranges
+                .get(shape)
+                .map_or(Vec::new(), |&(first, count)| {
+                    parts.list[first as usize..(first + count) as usize].to_vec()
+                }),
+        };
+        places.iter().map(|place| self.convex_part(place)).collect()
+    }
+
+    /// A packed shape placed by `place`, as a [`ConvexPart`].
+    fn convex_part(&self, place: &PartPlace) -> ConvexPart {
+        let packed = &self.shapes[place.shape as usize];
+        let turn = Vec2::from_angle(place.angle);
+        let put = |k: u32| {
+            let v = self.polygon_vertices[(packed.first + k) as usize].position;
+            place.offset + turn.rotate(Vec2::from(v))
+        };
+        match packed.shape_kind() {
+            ShapeKind::Polygon => ConvexPart::Polygon((0..packed.count).map(put).collect()),
+            ShapeKind::Circle => ConvexPart::Circle {
+                centre: place.offset,
+                radius: packed.radius,
+            },
+            ShapeKind::Capsule => ConvexPart::Capsule(Capsule::new(put(0), put(1), packed.radius)),
+            ShapeKind::Bitmask => ConvexPart::Bitmask,
+        }
+    }
+
+    /// A packed shape's size whatever its rotation (see [`ShapeLibrary::extents`]).
+    fn extent(&self, packed: &PackedShape) -> f32 {
+        let farthest = |count: u32| {
+            (0..count)
+                .map(|k| {
+                    Vec2::from(self.polygon_vertices[(packed.first + k) as usize].position).length()
+                })
+                .fold(0.0, f32::max)
+        };
+        match packed.shape_kind() {
+            ShapeKind::Polygon => 2.0 * farthest(packed.count),
+            ShapeKind::Circle => 2.0 * packed.radius,
+            ShapeKind::Capsule => 2.0 * (farthest(2) + packed.radius),
+            ShapeKind::Bitmask => {
+                let side = |axis: usize| packed.bounds_max[axis] - packed.bounds_min[axis];
+                side(0).max(side(1)).max(0.0)
+            }
+        }
+    }
+
+    /// A concave outline checked and cut into convex pieces, each packed as a polygon.
+    fn add_concave(
+        &mut self,
+        location: Location,
+        concave: &Concave,
+    ) -> Result<Vec<PackedShape>, SceneError> {
+        check_outline(&concave.vertices)
+            .map_err(|rule| SceneError::new(location, "concave", rule))?;
+        convex_pieces(&concave.vertices)
+            .into_iter()
+            .map(|piece| self.add_polygon(location, &Polygon::new(piece)))
+            .collect()
     }
 
     /// The packed shapes, for the crate's own benchmarks of single stages.
@@ -84,9 +252,11 @@ impl ShapeLibrary {
         &self.shapes
     }
 
-    /// Number of shapes.
+    /// Number of shapes (as given, whatever they are cut into).
     pub fn len(&self) -> usize {
-        self.shapes.len()
+        self.parts
+            .as_ref()
+            .map_or(self.shapes.len(), |parts| parts.ranges.len())
     }
 
     /// Whether the library has no shapes.
@@ -215,10 +385,79 @@ impl ShapeLibrary {
     }
 
     /// Checks bodies against the library and the rules of the format, naming the first bad body.
+    pub fn check_bodies(&self, bodies: &[Body]) -> Result<(), SceneError> {
+        match &self.parts {
+            None => self.check_stage_bodies(bodies),
+            Some(parts) => bodies
+                .iter()
+                .enumerate()
+                .try_for_each(|(index, body)| self.check_body_of_parts(parts, index, body)),
+        }
+    }
+
+    /// Body `index` of a library with concave or compound shapes: its shape is one of
+    /// the caller's, and each of its parts must pass the rules of a body of that part's
+    /// shape (a bitmask's included), named as the body.
+    fn check_body_of_parts(
+        &self,
+        parts: &Parts,
+        index: usize,
+        body: &Body,
+    ) -> Result<(), SceneError> {
+        let Some(&(first, count)) = parts.ranges.get(body.shape as usize) else {
+            return Err(SceneError::new(
+                Location::Body(index),
+                "shape",
+                format!(
+                    "{} is not a shape index (the library has {} shapes)",
+                    body.shape,
+                    parts.ranges.len()
+                ),
+            ));
+        };
+        let own = &parts.list[first as usize..(first + count) as usize];
+        if let [place] = own {
+            if place.offset == Vec2::ZERO && place.angle == 0.0 {
+                let stage = Body {
+                    shape: place.shape,
+                    ..*body
+                };
+                return self.check_body(index, &stage);
+            }
+        }
+        // The body's own numbers first, then its parts' placements.
+        self.check_body(
+            index,
+            &Body {
+                shape: own[0].shape,
+                ..*body
+            },
+        )?;
+        for place in own {
+            let part = place_part(body, place);
+            for (field, value) in [
+                ("x", part.position.x),
+                ("y", part.position.y),
+                ("angle", part.angle),
+            ] {
+                if !value.is_finite() {
+                    return Err(SceneError::new(
+                        Location::Body(index),
+                        field,
+                        format!("a part of the body lands at {value}, beyond a 32-bit float"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks bodies whose shapes are the packed shapes (the caller's, index for index,
+    /// when no shape is concave or compound), as the stages take them.
     ///
     /// On all cores: at 10^5 bodies a frame this was 6% of the cpu backend's bullet-hell
     /// frame on one. `find_first` keeps the error the first bad body's, as one loop would.
-    pub fn check_bodies(&self, bodies: &[Body]) -> Result<(), SceneError> {
+    pub(crate) fn check_stage_bodies(&self, bodies: &[Body]) -> Result<(), SceneError> {
         use rayon::prelude::*;
         const CHUNK: usize = 8192;
         bodies
@@ -308,17 +547,79 @@ impl ShapeLibrary {
     }
 }
 
-/// See [`ShapeLibrary::extents`].
-fn rotation_free_extent(shape: &Shape, packed: &PackedShape) -> f32 {
-    match shape {
-        Shape::Polygon(p) => 2.0 * p.vertices.iter().map(|v| v.length()).fold(0.0, f32::max),
-        Shape::Circle(c) => 2.0 * c.radius,
-        Shape::Capsule(c) => 2.0 * (c.a.length().max(c.b.length()) + c.radius),
-        Shape::Bitmask(_) => {
-            let side = |axis: usize| packed.bounds_max[axis] - packed.bounds_min[axis];
-            side(0).max(side(1)).max(0.0)
+/// The body of the stages for one part of `body`: the part's packed shape, placed by
+/// the body (its position turned and moved, its angle added), with the body's motion and
+/// filter. Computed in f64 and rounded once.
+pub(crate) fn place_part(body: &Body, place: &PartPlace) -> Body {
+    let (sin, cos) = (body.angle as f64).sin_cos();
+    let (x, y) = (place.offset.x as f64, place.offset.y as f64);
+    let position = Vec2::new(
+        (body.position.x as f64 + cos * x - sin * y) as f32,
+        (body.position.y as f64 + sin * x + cos * y) as f32,
+    );
+    Body {
+        shape: place.shape,
+        position,
+        angle: (body.angle as f64 + place.angle as f64) as f32,
+        ..*body
+    }
+}
+
+/// A compound's parts as packed shapes placed in its frame, after checking them: 1 to
+/// [`MAX_COMPOUND_PARTS`] parts, each naming a shape of the library that is neither a
+/// compound nor a bitmask, with a finite offset and angle, and no more than
+/// [`MAX_COMPOUND_PIECES`] pieces in all. `own` holds every other shape's packed parts.
+fn compound_places(
+    location: Location,
+    shapes: &[Shape],
+    compound: &Compound,
+    own: &[Vec<PartPlace>],
+) -> Result<Vec<PartPlace>, SceneError> {
+    let fail = |rule: String| Err(SceneError::new(location, "compound", rule));
+    let count = compound.parts.len();
+    if !(1..=MAX_COMPOUND_PARTS).contains(&count) {
+        return fail(format!(
+            "has {count} parts, must have 1 to {MAX_COMPOUND_PARTS}"
+        ));
+    }
+    let mut places = Vec::new();
+    for (k, part) in compound.parts.iter().enumerate() {
+        let index = part.shape as usize;
+        match shapes.get(index) {
+            None => {
+                return fail(format!(
+                    "part {k}: shape {index} is not a shape index (the library has {} shapes)",
+                    shapes.len()
+                ))
+            }
+            Some(Shape::Compound(_)) => {
+                return fail(format!("part {k}: shape {index} is a compound"))
+            }
+            Some(Shape::Bitmask(_)) => {
+                return fail(format!("part {k}: shape {index} is a bitmask"))
+            }
+            Some(_) => {}
+        }
+        if !part.offset.is_finite() {
+            return fail(format!("part {k}: x, y: must be finite"));
+        }
+        if !part.angle.is_finite() {
+            return fail(format!("part {k}: angle: must be finite"));
+        }
+        // The part's pieces, placed in the part's frame, then in the compound's.
+        let turn = Vec2::from_angle(part.angle);
+        places.extend(own[index].iter().map(|p| PartPlace {
+            shape: p.shape,
+            offset: part.offset + turn.rotate(p.offset),
+            angle: part.angle + p.angle,
+        }));
+        if places.len() > MAX_COMPOUND_PIECES {
+            return fail(format!(
+                "has more than {MAX_COMPOUND_PIECES} convex pieces in all (at part {k})"
+            ));
         }
     }
+    Ok(places)
 }
 
 /// The polygon's vertices in f64, counter-clockwise, after checking the polygon rules:

@@ -15,7 +15,9 @@ use crate::answer::query::{BoxQuery, PointQuery, QueryBatch, Ray};
 use crate::error::{f32_text, Error, Location, SceneError};
 use crate::input::body::Body;
 use crate::input::library::{ShapeLibrary, MAX_BITMASK_COORDINATE, MAX_DISPLACEMENT};
-use crate::input::shapes::{Bitmask, Capsule, Circle, Polygon, Shape, MAX_BITMASK_SIDE};
+use crate::input::shapes::{
+    Bitmask, Capsule, Circle, Compound, Concave, Part, Polygon, Shape, MAX_BITMASK_SIDE,
+};
 
 /// A shape library and the bodies that use it.
 ///
@@ -150,6 +152,31 @@ fn shape_json(shape: &Shape) -> Value {
                 "radius": f32_json(c.radius),
             }
         }),
+        Shape::Concave(c) => {
+            let vertices: Vec<Value> = c
+                .vertices
+                .iter()
+                .map(|v| json!([f32_json(v.x), f32_json(v.y)]))
+                .collect();
+            json!({ "concave": vertices })
+        }
+        Shape::Compound(c) => {
+            let parts: Vec<Value> = c
+                .parts
+                .iter()
+                .map(|part| {
+                    let mut object = Map::new();
+                    object.insert("shape".into(), json!(part.shape));
+                    object.insert("x".into(), f32_json(part.offset.x));
+                    object.insert("y".into(), f32_json(part.offset.y));
+                    if part.angle != 0.0 {
+                        object.insert("angle".into(), f32_json(part.angle));
+                    }
+                    Value::Object(object)
+                })
+                .collect();
+            json!({ "compound": parts })
+        }
         Shape::Bitmask(m) => json!({
             "bitmask": { "width": m.width(), "height": m.height(), "rows": m.to_rows() }
         }),
@@ -751,11 +778,9 @@ fn parse_box(
     Ok(BoxQuery::new(min, max).with_mask(query_mask(&fields)?))
 }
 
-const SHAPE_KINDS: &[&str] = &["polygon", "circle", "capsule", "bitmask"];
-
-/// Shapes of the format that this version reads but cannot yet answer for: a file with
-/// one is refused by name rather than by the generic "must have one of".
-const SHAPE_KINDS_NOT_YET: &[&str] = &["concave", "compound"];
+const SHAPE_KINDS: &[&str] = &[
+    "polygon", "circle", "capsule", "concave", "compound", "bitmask",
+];
 
 fn parse_shape(
     location: Location,
@@ -763,15 +788,6 @@ fn parse_shape(
     warnings: &mut Vec<String>,
 ) -> Result<Shape, SceneError> {
     let fields = Fields::new(location, value, "", SHAPE_KINDS)?;
-    if let Some(kind) = SHAPE_KINDS_NOT_YET
-        .iter()
-        .find(|k| fields.object.contains_key(**k))
-    {
-        return Err(fields.error(
-            kind,
-            "is not supported yet (this version reads polygons, circles, capsules and bitmasks)",
-        ));
-    }
     fields.warn_unknown(warnings);
     let present: Vec<&str> = SHAPE_KINDS
         .iter()
@@ -782,7 +798,7 @@ fn parse_shape(
         return Err(fields.error(
             "",
             format!(
-                "must have exactly one of `polygon`, `circle`, `capsule`, `bitmask` (found {})",
+                "must have exactly one of `polygon`, `circle`, `capsule`, `concave`, `compound`, `bitmask` (found {})",
                 if present.is_empty() {
                     "none".to_string()
                 } else {
@@ -793,35 +809,13 @@ fn parse_shape(
     };
     let value = &fields.object[kind];
     match kind {
-        "polygon" => {
-            let Value::Array(items) = value else {
-                return Err(fields.error(
-                    "polygon",
-                    format!("must be a list of [x, y] vertices, not {}", kind_of(value)),
-                ));
-            };
-            let mut vertices = Vec::with_capacity(items.len());
-            for (k, item) in items.iter().enumerate() {
-                let xy = item
-                    .as_array()
-                    .filter(|a| a.len() == 2)
-                    .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)));
-                let Some((x, y)) = xy else {
-                    return Err(fields.error(
-                        "polygon",
-                        format!(
-                            "vertex {k} must be [x, y] with two numbers, not {}",
-                            quote(item)
-                        ),
-                    ));
-                };
-                vertices.push(glam::Vec2::new(
-                    to_f32(&fields, "polygon", x)?,
-                    to_f32(&fields, "polygon", y)?,
-                ));
-            }
-            Ok(Shape::Polygon(Polygon::new(vertices)))
-        }
+        "polygon" => Ok(Shape::Polygon(Polygon::new(vertex_list(
+            &fields, "polygon", value,
+        )?))),
+        "concave" => Ok(Shape::Concave(Concave::new(vertex_list(
+            &fields, "concave", value,
+        )?))),
+        "compound" => parse_compound(&fields, value, warnings).map(Shape::Compound),
         "circle" => {
             let radius = fields.required_number("circle")?;
             if !(radius.is_finite() && radius > 0.0) {
@@ -839,6 +833,83 @@ fn parse_shape(
         "capsule" => parse_capsule(location, value, warnings).map(Shape::Capsule),
         _ => parse_bitmask(location, value, warnings).map(Shape::Bitmask),
     }
+}
+
+/// A list of `[x, y]` vertices, the value of field `field`.
+fn vertex_list(fields: &Fields, field: &str, value: &Value) -> Result<Vec<glam::Vec2>, SceneError> {
+    let Value::Array(items) = value else {
+        return Err(fields.error(
+            field,
+            format!("must be a list of [x, y] vertices, not {}", kind_of(value)),
+        ));
+    };
+    let mut vertices = Vec::with_capacity(items.len());
+    for (k, item) in items.iter().enumerate() {
+        let xy = item
+            .as_array()
+            .filter(|a| a.len() == 2)
+            .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)));
+        let Some((x, y)) = xy else {
+            return Err(fields.error(
+                field,
+                format!(
+                    "vertex {k} must be [x, y] with two numbers, not {}",
+                    quote(item)
+                ),
+            ));
+        };
+        vertices.push(glam::Vec2::new(
+            to_f32(fields, field, x)?,
+            to_f32(fields, field, y)?,
+        ));
+    }
+    Ok(vertices)
+}
+
+/// A compound's list of parts `{"shape", "x", "y", "angle"}` (`x`, `y` and `angle`
+/// 0 when absent); what the parts name is the library's to check.
+fn parse_compound(
+    fields: &Fields,
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<Compound, SceneError> {
+    let Value::Array(items) = value else {
+        return Err(fields.error(
+            "compound",
+            format!("must be a list of parts, not {}", kind_of(value)),
+        ));
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for (k, item) in items.iter().enumerate() {
+        let name = format!("compound: part {k}");
+        let part = Fields::new(fields.location, item, &name, &["shape", "x", "y", "angle"])?;
+        for key in part.unknown() {
+            warnings.push(format!(
+                "{}: {name}: unknown field {key} ignored",
+                fields.location
+            ));
+        }
+        let in_part = |field: &str| format!("{name}: {field}");
+        let shape = part
+            .integer("shape", u32::MAX as u64)
+            .map_err(|e| fields.error(&in_part("shape"), e.rule))?
+            .ok_or_else(|| fields.error(&in_part("shape"), "is required"))?;
+        let number = |field: &str| -> Result<f32, SceneError> {
+            let value = part
+                .number(field)
+                .map_err(|e| fields.error(&in_part(field), e.rule))?
+                .unwrap_or(0.0);
+            to_f32(fields, &in_part(field), value)
+        };
+        let offset = glam::Vec2::new(number("x")?, number("y")?);
+        let angle = number("angle")?;
+        parts.push(Part {
+            shape: shape as u32,
+            offset,
+            angle,
+        });
+    }
+    Ok(Compound::new(parts))
 }
 
 fn parse_capsule(

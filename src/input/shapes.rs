@@ -1,4 +1,5 @@
-//! The shapes a body can have: convex polygons, circles, capsules and bitmasks, in local
+//! The shapes a body can have: convex polygons, circles, capsules, concave polygons,
+//! compounds of those and bitmasks, in local
 //! coordinates, and the rules each must follow (checked by [`crate::ShapeLibrary::new`]);
 //! and their kinds ([`ShapeKind`]) and the pairs of kinds ([`PairKind`]) that every
 //! stage's tests are chosen by.
@@ -129,19 +130,119 @@ pub enum Shape {
     Circle(Circle),
     /// The points within a radius of a segment.
     Capsule(Capsule),
+    /// A simple polygon, convex or not, which the library cuts into convex pieces.
+    Concave(Concave),
+    /// The union of other shapes of the library, each placed in the compound's frame.
+    Compound(Compound),
     /// A 1-bit-per-pixel mask whose pixel `(c, r)` covers `[x + c, x + c + 1) × [y + r, y + r + 1)`.
     Bitmask(Bitmask),
 }
 
 impl Shape {
-    /// What kind of shape this is.
-    pub fn kind(&self) -> ShapeKind {
+    /// The kind the stages test this shape as; `None` for a concave or compound shape,
+    /// which they test part by part.
+    pub fn kind(&self) -> Option<ShapeKind> {
         match self {
-            Shape::Polygon(_) => ShapeKind::Polygon,
-            Shape::Circle(_) => ShapeKind::Circle,
-            Shape::Capsule(_) => ShapeKind::Capsule,
-            Shape::Bitmask(_) => ShapeKind::Bitmask,
+            Shape::Polygon(_) => Some(ShapeKind::Polygon),
+            Shape::Circle(_) => Some(ShapeKind::Circle),
+            Shape::Capsule(_) => Some(ShapeKind::Capsule),
+            Shape::Bitmask(_) => Some(ShapeKind::Bitmask),
+            Shape::Concave(_) | Shape::Compound(_) => None,
         }
+    }
+}
+
+/// A simple polygon given by its outline, in either winding: no two edges cross or
+/// touch but neighbours at their shared vertex, no vertex repeats, and the area is not
+/// zero. Straight vertices on a side are allowed; so is a convex outline. The library
+/// cuts it into convex pieces once ([`crate::ShapeLibrary::parts`] lists them).
+///
+/// ```
+/// use gpu_collide::{Concave, Shape, ShapeLibrary, glam::Vec2};
+/// // A "U": three convex pieces at least.
+/// let u = Concave::new(
+///     [[0.0, 0.0], [3.0, 0.0], [3.0, 3.0], [2.0, 3.0], [2.0, 1.0], [1.0, 1.0], [1.0, 3.0], [0.0, 3.0]]
+///         .map(Vec2::from)
+///         .to_vec(),
+/// );
+/// let library = ShapeLibrary::new(&[Shape::Concave(u)])?;
+/// assert!(library.parts(0).len() >= 3);
+/// # Ok::<(), gpu_collide::SceneError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Concave {
+    /// The outline's vertices in order.
+    pub vertices: Vec<Vec2>,
+}
+
+impl Concave {
+    /// The polygon with this outline. Its rules are checked when the library is built.
+    pub fn new(vertices: Vec<Vec2>) -> Self {
+        Concave { vertices }
+    }
+}
+
+/// The union of other shapes of the same library, each placed in the compound's frame.
+///
+/// ```
+/// use gpu_collide::{Capsule, Circle, Compound, Part, Shape, ShapeLibrary, glam::Vec2};
+/// // A ship: a hull and two wings, one capsule placed twice.
+/// let shapes = [
+///     Shape::Circle(Circle::new(2.0)),
+///     Shape::Capsule(Capsule::new(Vec2::ZERO, Vec2::new(4.0, 0.0), 0.5)),
+///     Shape::Compound(Compound::new(vec![
+///         Part::new(0),
+///         Part::new(1).at(Vec2::new(1.0, 1.5)).turned(0.3),
+///         Part::new(1).at(Vec2::new(1.0, -1.5)).turned(-0.3),
+///     ])),
+/// ];
+/// let library = ShapeLibrary::new(&shapes)?;
+/// assert_eq!(library.parts(2).len(), 3);
+/// # Ok::<(), gpu_collide::SceneError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compound {
+    /// The parts, numbered in this order (a concave part counts as its pieces).
+    pub parts: Vec<Part>,
+}
+
+impl Compound {
+    /// The union of these parts.
+    pub fn new(parts: Vec<Part>) -> Self {
+        Compound { parts }
+    }
+}
+
+/// A part of a [`Compound`]: shape `shape` of the library (not a compound, not a
+/// bitmask), turned by `angle` and moved by `offset` in the compound's frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Part {
+    /// The index of the part's shape in the library.
+    pub shape: u32,
+    /// Where the part's origin lies in the compound's frame.
+    pub offset: Vec2,
+    /// The part's turn about its origin, counter-clockwise in radians.
+    pub angle: f32,
+}
+
+impl Part {
+    /// Shape `shape` at the compound's origin, unturned.
+    pub fn new(shape: u32) -> Self {
+        Part {
+            shape,
+            offset: Vec2::ZERO,
+            angle: 0.0,
+        }
+    }
+
+    /// The part with its origin at `offset`.
+    pub fn at(self, offset: Vec2) -> Self {
+        Part { offset, ..self }
+    }
+
+    /// The part turned by `angle`.
+    pub fn turned(self, angle: f32) -> Self {
+        Part { angle, ..self }
     }
 }
 

@@ -107,7 +107,7 @@ pub fn write_svg<W: Write + ?Sized>(
     let outlines: Vec<Outline> = scene
         .bodies
         .iter()
-        .map(|body| Outline::of(&scene.shapes[body.shape as usize], body))
+        .map(|body| Outline::of(&scene.shapes, body))
         .collect();
     // The whole scene, with the end poses of moving bodies and the queries.
     let view = view.unwrap_or_else(|| {
@@ -352,6 +352,8 @@ fn write_queries<W: Write + ?Sized>(
 enum Outline<'a> {
     Polygon(Vec<DVec2>),
     Circle(DVec2, f64),
+    /// A compound's parts.
+    Group(Vec<Outline<'a>>),
     /// Shape `shape`, whose cell `(0, 0)` has its lower-left corner at `origin`.
     Bitmask {
         shape: u32,
@@ -361,8 +363,12 @@ enum Outline<'a> {
 }
 
 impl<'a> Outline<'a> {
-    fn of(shape: &'a Shape, body: &crate::input::body::Body) -> Outline<'a> {
+    /// The outline of `body`, whose shape is one of `shapes`.
+    fn of(shapes: &'a [Shape], body: &crate::input::body::Body) -> Outline<'a> {
         let origin = DVec2::new(body.position.x as f64, body.position.y as f64);
+        let Some(shape) = shapes.get(body.shape as usize) else {
+            return Outline::Group(Vec::new());
+        };
         match shape {
             Shape::Polygon(polygon) => {
                 let (sin, cos) = (body.angle as f64).sin_cos();
@@ -389,6 +395,44 @@ impl<'a> Outline<'a> {
                     capsule.radius as f64,
                 ))
             }
+            Shape::Concave(concave) => {
+                let (sin, cos) = (body.angle as f64).sin_cos();
+                Outline::Polygon(
+                    concave
+                        .vertices
+                        .iter()
+                        .map(|v| {
+                            let (x, y) = (v.x as f64, v.y as f64);
+                            origin + DVec2::new(cos * x - sin * y, sin * x + cos * y)
+                        })
+                        .collect(),
+                )
+            }
+            // Each part placed by the body, then by the part (a compound of compounds
+            // is refused by the library; drawn as nothing here).
+            Shape::Compound(compound) => {
+                let (sin, cos) = (body.angle as f64).sin_cos();
+                Outline::Group(
+                    compound
+                        .parts
+                        .iter()
+                        .filter(|part| {
+                            !matches!(shapes.get(part.shape as usize), Some(Shape::Compound(_)))
+                        })
+                        .map(|part| {
+                            let (x, y) = (part.offset.x as f64, part.offset.y as f64);
+                            let at = origin + DVec2::new(cos * x - sin * y, sin * x + cos * y);
+                            let placed = crate::input::body::Body {
+                                shape: part.shape,
+                                position: glam::Vec2::new(at.x as f32, at.y as f32),
+                                angle: body.angle + part.angle,
+                                ..*body
+                            };
+                            Outline::of(shapes, &placed)
+                        })
+                        .collect(),
+                )
+            }
             Shape::Bitmask(mask) => Outline::Bitmask {
                 shape: body.shape,
                 mask,
@@ -404,6 +448,9 @@ impl<'a> Outline<'a> {
                 Outline::Polygon(points.iter().map(|&p| p + offset).collect())
             }
             Outline::Circle(centre, radius) => Outline::Circle(*centre + offset, *radius),
+            Outline::Group(parts) => {
+                Outline::Group(parts.iter().map(|p| p.moved(offset)).collect())
+            }
             Outline::Bitmask {
                 shape,
                 mask,
@@ -426,6 +473,10 @@ impl<'a> Outline<'a> {
                 *centre - DVec2::splat(*radius),
                 *centre + DVec2::splat(*radius),
             ),
+            Outline::Group(parts) => parts.iter().map(Outline::bounds).fold(
+                (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+                |(lo, hi), (l, h)| (lo.min(l), hi.max(h)),
+            ),
             Outline::Bitmask { mask, origin, .. } => (
                 *origin,
                 *origin + DVec2::new(mask.width() as f64, mask.height() as f64),
@@ -444,6 +495,13 @@ impl<'a> Outline<'a> {
                     write!(out, "{space}{},{}", num(p.x), num(p.y))?;
                 }
                 writeln!(out, r#""><title>{title}</title></polygon>"#)
+            }
+            Outline::Group(parts) => {
+                writeln!(out, "<g><title>{title}</title>")?;
+                for part in parts {
+                    part.write(out, class, title)?;
+                }
+                writeln!(out, "</g>")
             }
             Outline::Circle(centre, radius) => writeln!(
                 out,

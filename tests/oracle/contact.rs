@@ -214,8 +214,12 @@ pub fn contact_truth(scene_json: &serde_json::Value, i: usize, j: usize) -> Cont
 }
 
 fn truth_of(scene: &Scene, i: usize, j: usize) -> ContactTruth {
-    let (a, b) = (scene.place(i), scene.place(j));
-    match (&a, &b) {
+    placed_truth(&scene.place(i), &scene.place(j))
+}
+
+/// The oracle's contact of two placed shapes (convex, or bitmasks).
+pub(crate) fn placed_truth(a: &Placed, b: &Placed) -> ContactTruth {
+    match (a, b) {
         (
             Placed::Bitmask { ox, oy, bits },
             Placed::Bitmask {
@@ -269,7 +273,7 @@ fn truth_of(scene: &Scene, i: usize, j: usize) -> ContactTruth {
             }
             ContactTruth::Area { min, max }
         }
-        _ => ContactTruth::Depth(difference(&a, &b).separation()),
+        _ => ContactTruth::Depth(difference(a, b).separation()),
     }
 }
 
@@ -286,7 +290,12 @@ pub fn contact_problem(
 }
 
 fn problem_of(scene: &Scene, i: usize, j: usize, reported: Reported) -> Option<String> {
-    match (truth_of(scene, i, j), reported) {
+    placed_problem(&scene.place(i), &scene.place(j), reported)
+}
+
+/// Why a reported contact of two placed shapes (convex, or bitmasks) is wrong, if it is.
+pub(crate) fn placed_problem(a: &Placed, b: &Placed, reported: Reported) -> Option<String> {
+    match (placed_truth(a, b), reported) {
         (ContactTruth::Area { min, max }, Reported::Area(area)) => {
             (!(min..=max).contains(&area)).then(|| format!("area {area}, not in {min}..={max}"))
         }
@@ -306,7 +315,7 @@ fn problem_of(scene: &Scene, i: usize, j: usize, reported: Reported) -> Option<S
             if u.sub(true_normal).len() <= BAND {
                 return None;
             }
-            let exit = difference(&scene.place(i), &scene.place(j)).exit_along(u);
+            let exit = difference(a, b).exit_along(u);
             ((exit - true_depth).abs() > BAND).then(|| {
                 format!(
                     "normal {u:?}, not {true_normal:?}, and moving along it takes {exit}, not {true_depth}"

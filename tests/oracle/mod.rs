@@ -22,6 +22,7 @@
 pub mod contact;
 mod geometry;
 pub mod motion;
+pub mod parts;
 pub mod query;
 mod scene;
 #[cfg(test)]

@@ -263,6 +263,20 @@ impl QueryOracle {
                 }
                 best
             }
+            // A union of pieces: its distance along a ray is not convex, so each piece
+            // (convex) is searched alone and the earliest taken. Within a piece rather
+            // than the union, a `level` below 0 is met no earlier than in the union: a
+            // bound that can only be lenient.
+            Placed::Rounded(pieces) if pieces.len() > 1 => pieces
+                .iter()
+                .filter_map(|piece| {
+                    first_touch(|t| {
+                        let p = start.add(delta.scale(t));
+                        super::rounded_rounded(&[p], 0.0, &piece.hull, piece.radius) - level
+                    })
+                    .0
+                })
+                .min_by(f64::total_cmp),
             _ => first_touch(|t| self.along(k, start, delta, t) - level).0,
         }
     }
@@ -306,6 +320,81 @@ impl QueryOracle {
             && n.x * delta.x + n.y * delta.y <= 0.0
             && super::point_segment_distance(p, a, b) <= BAND + SLACK
     }
+}
+
+/// The outward normals of a union of pieces (a concave or compound shape) near `p`: of
+/// each piece's boundary within `near` of `p` (a polygon edge's normal, or the radius
+/// direction from the nearest point of a rounded piece's hull), kept only where the
+/// boundary is the union's: a step outwards from it leaves every piece. So the diagonals
+/// between the pieces of a concave outline, and the sides of overlapping parts inside
+/// other parts, give no normal.
+fn union_normals_near(pieces: &[super::Piece], p: V, near: f64) -> Vec<V> {
+    let inside_any = |q: V| {
+        pieces.iter().any(|piece| {
+            let d = hull_distance(q, &piece.hull);
+            d < piece.radius
+                || (piece.radius == 0.0
+                    && piece.hull.len() >= 3
+                    && super::point_in_convex(q, &piece.hull))
+        })
+    };
+    let mut normals = Vec::new();
+    for piece in pieces {
+        let hull = &piece.hull;
+        // (point of the boundary, its outward normal)
+        let mut found: Vec<(V, V)> = Vec::new();
+        if piece.radius == 0.0 && hull.len() >= 3 {
+            for k in 0..hull.len() {
+                let (a, b) = (hull[k], hull[(k + 1) % hull.len()]);
+                if super::point_segment_distance(p, a, b) <= near {
+                    let d = b.sub(a);
+                    let n = V::new(d.y, -d.x).scale(1.0 / d.len());
+                    let t = ((p.sub(a)).dot(d) / d.dot(d)).clamp(0.0, 1.0);
+                    found.push((a.add(d.scale(t)), n));
+                }
+            }
+        } else if piece.radius > 0.0 {
+            let q = hull_nearest(p, hull);
+            let d = p.sub(q);
+            if (d.len() - piece.radius).abs() <= near && d.len() > 0.0 {
+                let n = d.scale(1.0 / d.len());
+                found.push((q.add(n.scale(piece.radius)), n));
+            }
+        }
+        for (at, n) in found {
+            if !inside_any(at.add(n.scale(1e-6 * (1.0 + at.len())))) {
+                normals.push(n);
+            }
+        }
+    }
+    normals
+}
+
+/// The point of a hull (1, 2 or more points, counter-clockwise) nearest `p`.
+fn hull_nearest(p: V, hull: &[V]) -> V {
+    if hull.len() >= 3 && super::point_in_convex(p, hull) {
+        return p;
+    }
+    let mut best = (f64::INFINITY, hull[0]);
+    for k in 0..hull.len() {
+        let (a, b) = (hull[k], hull[(k + 1) % hull.len()]);
+        let d = b.sub(a);
+        let t = if d.dot(d) > 0.0 {
+            (p.sub(a).dot(d) / d.dot(d)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = a.add(d.scale(t));
+        if p.sub(q).len() < best.0 {
+            best = (p.sub(q).len(), q);
+        }
+    }
+    best.1
+}
+
+/// The distance from `p` to a hull (0 inside a polygon hull).
+fn hull_distance(p: V, hull: &[V]) -> f64 {
+    p.sub(hull_nearest(p, hull)).len()
 }
 
 /// Whether a circle (`centre`, `radius`) has a point within the band of `p` whose radius
@@ -361,9 +450,7 @@ impl QueryOracle {
                     }
                 }
                 [piece] if piece.hull.len() == 1 => Vec::new(),
-                _ => panic!(
-                    "oracle: ray normals on concave and compound shapes are not in the oracle yet"
-                ),
+                _ => union_normals_near(&pieces, p, near),
             },
             Placed::Bitmask { ox, oy, bits } => {
                 let mut normals = Vec::new();

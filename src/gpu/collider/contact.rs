@@ -34,6 +34,7 @@ impl GpuCollider {
             .iter()
             .zip(&raw)
             .map(|(&pair, c)| Contact {
+                parts: None,
                 pair,
                 kind: if is_mask(pair[0]) || is_mask(pair[1]) {
                     ContactKind::Area(c.area)

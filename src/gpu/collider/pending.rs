@@ -48,6 +48,8 @@ impl GpuCollider {
             )));
         }
         self.library().check_bodies(bodies)?;
+        let expansion = self.library().expand(bodies)?;
+        let bodies = expansion.as_ref().map_or(bodies, |e| &e.bodies[..]);
         let seq = self.frames.next_seq;
         let work = if bodies.len() < 2 {
             None
@@ -56,7 +58,11 @@ impl GpuCollider {
             Some(context.scoped(|| self.submit_frame(bodies))?)
         };
         self.frames.next_seq += 1;
-        self.frames.in_flight.push_back(InFlight { seq, work });
+        self.frames.in_flight.push_back(InFlight {
+            seq,
+            work,
+            expansion,
+        });
         Ok(PendingFrame {
             collider: self.frames.id,
             seq,
@@ -129,7 +135,16 @@ impl GpuCollider {
     /// [`Error::InvalidUse`].
     pub fn collect(&mut self, frame: PendingFrame) -> Result<Vec<Pair>, Error> {
         let in_flight = self.take(&frame)?;
-        let Some(work) = in_flight.work else {
+        let pairs = self.collect_parts(in_flight.work)?;
+        Ok(match &in_flight.expansion {
+            Some(expansion) => expansion.pairs(pairs),
+            None => pairs,
+        })
+    }
+
+    /// The pairs of a frame's bodies of the stages (one a part).
+    fn collect_parts(&mut self, work: Option<Work>) -> Result<Vec<Pair>, Error> {
+        let Some(work) = work else {
             self.keep_stats(FrameStats {
                 candidates: Some(0),
                 stages: None,
@@ -224,7 +239,7 @@ impl GpuCollider {
             && c.candidates as u64 <= work.limit
             && work.room.holds(&c);
         if !clean {
-            let pairs = self.find_pairs(&work.bodies)?;
+            let pairs = self.stage_pairs(&work.bodies)?;
             // The submitted run counts too.
             let stats = self.last_frame();
             self.keep_stats(FrameStats {

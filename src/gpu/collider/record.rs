@@ -49,6 +49,7 @@ impl GpuCollider {
         bodies: &[Body],
     ) -> Result<RecordedFrame, Error> {
         self.library().check_bodies(bodies)?;
+        self.refuse_parts()?;
         let context = self.context().clone();
         context.scoped(|| self.record_checked(encoder, bodies, None))
     }
@@ -70,8 +71,23 @@ impl GpuCollider {
         layout: BodyLayout,
     ) -> Result<RecordedFrame, Error> {
         self.library().check_bodies(bodies)?;
+        self.refuse_parts()?;
         let context = self.context().clone();
         context.scoped(|| self.record_checked(encoder, bodies, Some((positions, layout))))
+    }
+
+    /// Refuses to record frames over a library with concave or compound shapes: the
+    /// recorded pairs are the GPU's, one body a part, and turning them into pairs of the
+    /// caller's bodies is the host's work (`find_pairs` and `submit` do it).
+    fn refuse_parts(&self) -> Result<(), Error> {
+        if self.library().parts.is_some() {
+            return Err(Error::Unsupported {
+                backend: "gpu".to_string(),
+                what: "recording frames of concave or compound shapes (use find_pairs or submit)"
+                    .to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The counts of the latest recorded frame that have come back, without waiting.

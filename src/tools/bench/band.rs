@@ -43,7 +43,62 @@ pub fn within_band(shapes: &[Shape], a: &Body, b: &Body) -> Option<bool> {
 /// The [`Verdict`] on bodies `a` and `b` over `shapes`. `None` when a body names a shape
 /// that does not exist.
 pub fn verdict(shapes: &[Shape], a: &Body, b: &Body) -> Option<Verdict> {
-    let (shape_a, shape_b) = (shapes.get(a.shape as usize)?, shapes.get(b.shape as usize)?);
+    let (parts_a, parts_b) = (placed_parts(shapes, a)?, placed_parts(shapes, b)?);
+    // The union of parts against the union: colliding when any two parts are, in the
+    // band when none is and some are, apart when all are.
+    let mut verdicts = Vec::new();
+    for pa in &parts_a {
+        for pb in &parts_b {
+            verdicts.push(convex_verdict(pa.clone(), pb.clone()));
+        }
+    }
+    [
+        Verdict::Colliding,
+        Verdict::InBand,
+        Verdict::Undecided,
+        Verdict::Apart,
+    ]
+    .into_iter()
+    .find(|v| verdicts.contains(v))
+}
+
+/// The body's shape as convex parts in world coordinates: a concave shape cut into
+/// pieces (the library's cut), a compound's parts each placed by the body and the part.
+fn placed_parts<'a>(shapes: &'a [Shape], body: &Body) -> Option<Vec<Placed<'a>>> {
+    match shapes.get(body.shape as usize)? {
+        Shape::Concave(c) => Some(
+            crate::input::concave::convex_pieces(&c.vertices)
+                .into_iter()
+                .map(|piece| placed_polygon(&piece, body))
+                .collect(),
+        ),
+        Shape::Compound(c) => {
+            let mut all = Vec::new();
+            let (sin, cos) = (body.angle as f64).sin_cos();
+            for part in &c.parts {
+                let (x, y) = (part.offset.x as f64, part.offset.y as f64);
+                let placed = Body {
+                    shape: part.shape,
+                    position: glam::Vec2::new(
+                        (body.position.x as f64 + cos * x - sin * y) as f32,
+                        (body.position.y as f64 + sin * x + cos * y) as f32,
+                    ),
+                    angle: (body.angle as f64 + part.angle as f64) as f32,
+                    ..*body
+                };
+                if matches!(shapes.get(part.shape as usize)?, Shape::Compound(_)) {
+                    return None;
+                }
+                all.extend(placed_parts(shapes, &placed)?);
+            }
+            Some(all)
+        }
+        shape => Some(vec![placed(shape, body)]),
+    }
+}
+
+/// The [`Verdict`] on two convex parts (or bitmasks).
+fn convex_verdict(pa: Placed, pb: Placed) -> Verdict {
     let outside = |s: f64| {
         if s > 0.0 {
             Verdict::Apart
@@ -51,7 +106,7 @@ pub fn verdict(shapes: &[Shape], a: &Body, b: &Body) -> Option<Verdict> {
             Verdict::Colliding
         }
     };
-    Some(match (placed(shape_a, a), placed(shape_b, b)) {
+    match (pa, pb) {
         (Placed::Mask(..), Placed::Mask(..)) => Verdict::Undecided,
         (Placed::Mask(mask, origin), other) | (other, Placed::Mask(mask, origin)) => {
             // The nearest cell's separation, and the deepest overlap of any cell.
@@ -78,10 +133,11 @@ pub fn verdict(shapes: &[Shape], a: &Body, b: &Body) -> Option<Verdict> {
             s if s.abs() <= BAND => Verdict::InBand,
             s => outside(s),
         },
-    })
+    }
 }
 
 /// A body's shape in world coordinates, in f64.
+#[derive(Clone)]
 enum Placed<'a> {
     /// Vertices counter-clockwise.
     Polygon(Vec<DVec2>),
@@ -93,21 +149,13 @@ enum Placed<'a> {
     Mask(&'a Bitmask, DVec2),
 }
 
+/// A convex shape (or a bitmask) placed by `body`; a concave or compound shape is
+/// [`placed_parts`]' work, and places as nothing here.
 fn placed<'a>(shape: &'a Shape, body: &Body) -> Placed<'a> {
     let origin = body.position.as_dvec2();
     let rotation = DVec2::from_angle(body.angle as f64);
     match shape {
-        Shape::Polygon(p) => {
-            let mut vertices: Vec<DVec2> = p
-                .vertices
-                .iter()
-                .map(|v| origin + rotation.rotate(v.as_dvec2()))
-                .collect();
-            if signed_area(&vertices) < 0.0 {
-                vertices.reverse();
-            }
-            Placed::Polygon(vertices)
-        }
+        Shape::Polygon(p) => placed_polygon(&p.vertices, body),
         Shape::Circle(c) => Placed::Circle(origin, c.radius as f64),
         Shape::Capsule(c) => Placed::Capsule(
             origin + rotation.rotate(c.a.as_dvec2()),
@@ -115,7 +163,22 @@ fn placed<'a>(shape: &'a Shape, body: &Body) -> Placed<'a> {
             c.radius as f64,
         ),
         Shape::Bitmask(m) => Placed::Mask(m, origin),
+        Shape::Concave(_) | Shape::Compound(_) => Placed::Polygon(Vec::new()),
     }
+}
+
+/// A convex polygon placed by `body`, counter-clockwise.
+fn placed_polygon<'a>(vertices: &[glam::Vec2], body: &Body) -> Placed<'a> {
+    let origin = body.position.as_dvec2();
+    let rotation = DVec2::from_angle(body.angle as f64);
+    let mut placed: Vec<DVec2> = vertices
+        .iter()
+        .map(|v| origin + rotation.rotate(v.as_dvec2()))
+        .collect();
+    if signed_area(&placed) < 0.0 {
+        placed.reverse();
+    }
+    Placed::Polygon(placed)
 }
 
 /// Calls `visit` with each set cell of a mask whose origin is at `origin` that lies

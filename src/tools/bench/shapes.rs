@@ -34,6 +34,12 @@ pub(super) fn parry_shapes(
     library: &ShapeLibrary,
     backend: &'static str,
 ) -> Result<Vec<Option<SharedShape>>, Error> {
+    if library.parts.is_some() {
+        return Err(baseline_error(
+            backend,
+            "concave and compound shapes are not given to the baselines".to_string(),
+        ));
+    }
     library
         .shapes
         .iter()
