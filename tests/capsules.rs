@@ -63,6 +63,8 @@ fn shapes(random: &mut Random, scale: f64) -> Vec<Value> {
     shapes.push(json!({"capsule": {"a": [-200, 3], "b": [200, -3], "radius": 0.5}}));
     shapes.push(json!({"polygon": [[-4, -3], [5, -2], [6, 4], [-3, 5]]}));
     shapes.push(json!({"polygon": [[0, 0], [30, 0], [30, 1], [0, 1]]}));
+    // A large pentagon, for capsules deep inside a polygon.
+    shapes.push(json!({"polygon": [[-12, -10], [10, -11], [14, 6], [0, 14], [-13, 5]]}));
     shapes.push(json!({"circle": round(1.5 * scale)}));
     shapes.push(json!({"bitmask": {"width": 9, "height": 6, "rows": [
         "##.......", "###...#..", ".####.##.", "..#....##", ".........", "#.#.#.#.#"
