@@ -194,7 +194,7 @@ fn seeker_word(k: u32) -> u32 {
 // with the top bit (TURNS_RECORDED) set. So at 10^6 bodies the tag has 11 bits, and an
 // entry of another row passes with odds of 1 in 2048, to be left out by its cell like an
 // entry of another cell of the row; at the most bodies a frame may hold (MAX_BODIES,
-// 2^29) it has 2.
+// 2^28) it has 3.
 fn entry_index_mask() -> u32 {
     let bits = 32u - countLeadingZeros(max(params.body_count, 2u) - 1u);
     return (1u << bits) - 1u;

@@ -7,42 +7,16 @@ use serde_json::{json, Value};
 use gpu_collide::{Collider, ContactKind, CpuCollider, Scene};
 
 use crate::oracle::motion::swept_oracle;
-use crate::support::assert_every_backend;
-
-/// A small deterministic generator (the tests' scenes must not change between runs).
-struct Random(u64);
-
-impl Random {
-    fn unit(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn between(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.unit() * n as f64) as usize).min(n - 1)
-    }
-}
-
-/// Whole hundredths, so that the oracle reads the same numbers the backends do.
-fn round(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
+use crate::support::{assert_every_backend, crowded_scene, hundredths, Lcg, CENTRES};
 
 /// Capsules of every form the format names: long and short, thick and of no width, a
 /// point, a circle off the origin; then a polygon, a circle and a bitmask to meet them.
-fn shapes(random: &mut Random, scale: f64) -> Vec<Value> {
+fn shapes(random: &mut Lcg, scale: f64) -> Vec<Value> {
     let mut shapes = Vec::new();
-    let end = |random: &mut Random, reach: f64| {
+    let end = |random: &mut Lcg, reach: f64| {
         [
-            round(random.between(-reach, reach)),
-            round(random.between(-reach, reach)),
+            hundredths(random.between(-reach, reach)),
+            hundredths(random.between(-reach, reach)),
         ]
     };
     for k in 0..10 {
@@ -54,7 +28,7 @@ fn shapes(random: &mut Random, scale: f64) -> Vec<Value> {
         };
         let radius = match k {
             0 | 3 | 5 => 0.0,
-            _ => round(random.between(0.05, 2.0) * scale),
+            _ => hundredths(random.between(0.05, 2.0) * scale),
         };
         shapes.push(json!({"capsule": {"a": a, "b": b, "radius": radius}}));
     }
@@ -65,7 +39,7 @@ fn shapes(random: &mut Random, scale: f64) -> Vec<Value> {
     shapes.push(json!({"polygon": [[0, 0], [30, 0], [30, 1], [0, 1]]}));
     // A large pentagon, for capsules deep inside a polygon.
     shapes.push(json!({"polygon": [[-12, -10], [10, -11], [14, 6], [0, 14], [-13, 5]]}));
-    shapes.push(json!({"circle": round(1.5 * scale)}));
+    shapes.push(json!({"circle": hundredths(1.5 * scale)}));
     shapes.push(json!({"bitmask": {"width": 9, "height": 6, "rows": [
         "##.......", "###...#..", ".####.##.", "..#....##", ".........", "#.#.#.#.#"
     ]}}));
@@ -75,36 +49,12 @@ fn shapes(random: &mut Random, scale: f64) -> Vec<Value> {
 /// A scene of `bodies` bodies crowded around `centre` (so that many pairs touch), with
 /// `speed` as the largest displacement over the frame (0: a still frame).
 fn scene_text(seed: u64, bodies: usize, centre: [f64; 2], speed: f64) -> String {
-    let mut random = Random(seed);
+    let mut random = Lcg(seed);
     let scale = [1.0, 3.0][seed as usize % 2];
     let shapes = shapes(&mut random, scale);
-    let mask = shapes.len() - 1;
     let spread = (bodies as f64).sqrt() * 6.0 * scale;
-    let list: Vec<Value> = (0..bodies)
-        .map(|k| {
-            let shape = random.below(shapes.len());
-            let x = round(centre[0] + random.between(-spread, spread));
-            let y = round(centre[1] + random.between(-spread, spread));
-            if shape == mask {
-                return json!({"shape": shape, "x": x.round(), "y": y.round()});
-            }
-            let mut body = json!({
-                "shape": shape, "x": x, "y": y,
-                "angle": round(random.between(-3.2, 3.2)),
-            });
-            if speed > 0.0 && k % 3 != 0 {
-                body["vx"] = json!(round(random.between(-speed, speed)));
-                body["vy"] = json!(round(random.between(-speed, speed)));
-            }
-            body
-        })
-        .collect();
-    json!({"shapes": shapes, "bodies": list}).to_string()
+    crowded_scene(&mut random, shapes, bodies, centre, spread, speed)
 }
-
-/// Where the scenes sit: the origin, and out to the edge of the range the format
-/// promises exactness in (±16384).
-const CENTRES: [[f64; 2]; 3] = [[0.0, 0.0], [9000.5, -700.25], [-16000.0, 15800.0]];
 
 #[test]
 fn capsule_pairs_agree_with_the_oracle_on_every_backend() {

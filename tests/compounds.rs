@@ -12,37 +12,11 @@ use gpu_collide::{Collider, Contact, ContactKind, CpuCollider, GpuCollider, Scen
 
 use crate::oracle::contact::Reported;
 use crate::oracle::parts::{PartContact, PartsOracle};
-use crate::support::{assert_every_backend, gpu};
-
-/// A small deterministic generator.
-struct Random(u64);
-
-impl Random {
-    fn unit(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn between(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.unit() * n as f64) as usize).min(n - 1)
-    }
-}
-
-/// Whole hundredths, so that the oracle reads the same numbers the backends do.
-fn round(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
+use crate::support::{assert_every_backend, crowded_scene, gpu, hundredths, Lcg, CENTRES};
 
 /// A star-shaped outline of `n` vertices about the origin (simple whatever the radii:
 /// its angles increase), some of its sides with a straight vertex in their middle.
-fn star(random: &mut Random, n: usize, reach: f64) -> Value {
+fn star(random: &mut Lcg, n: usize, reach: f64) -> Value {
     let mut angles: Vec<f64> = (0..n)
         .map(|k| (k as f64 + random.between(0.1, 0.9)) * std::f64::consts::TAU / n as f64)
         .collect();
@@ -51,11 +25,11 @@ fn star(random: &mut Random, n: usize, reach: f64) -> Value {
     let mut last: Option<[f64; 2]> = None;
     for (k, a) in angles.iter().enumerate() {
         let r = reach * random.between(0.3, 1.0);
-        let v = [round(r * a.cos()), round(r * a.sin())];
+        let v = [hundredths(r * a.cos()), hundredths(r * a.sin())];
         // A straight vertex halfway along every fifth side, where the halves round exactly.
         if let Some(p) = last {
             let middle = [(p[0] + v[0]) / 2.0, (p[1] + v[1]) / 2.0];
-            if k % 5 == 0 && middle == middle.map(round) {
+            if k % 5 == 0 && middle == middle.map(hundredths) {
                 vertices.push(json!(middle));
             }
         }
@@ -67,7 +41,7 @@ fn star(random: &mut Random, n: usize, reach: f64) -> Value {
 
 /// Shapes: concave outlines (a "U", stars of 5 to 256 vertices), compounds of polygons,
 /// circles, capsules and concave parts, and convex shapes and a bitmask to meet them.
-fn shapes(random: &mut Random, scale: f64, largest: usize) -> Vec<Value> {
+fn shapes(random: &mut Lcg, scale: f64, largest: usize) -> Vec<Value> {
     let s = scale;
     let mut shapes = vec![
         // 0: a "U" with a straight vertex on its floor.
@@ -83,7 +57,7 @@ fn shapes(random: &mut Random, scale: f64, largest: usize) -> Vec<Value> {
         shapes.push(star(random, n, [4.0, 7.0, 10.0, 14.0, 25.0][k] * s));
     }
     // 9-11: compounds: a ship of hull, wings and a gun; overlapping parts; a "U" placed twice.
-    let part = |shape: usize, x: f64, y: f64, angle: f64| json!({"shape": shape, "x": round(x * s), "y": round(y * s), "angle": angle});
+    let part = |shape: usize, x: f64, y: f64, angle: f64| json!({"shape": shape, "x": hundredths(x * s), "y": hundredths(y * s), "angle": angle});
     shapes.push(json!({"compound": [part(2, 0.0, 0.0, 0.0), part(1, 2.0, 1.5, 0.3), part(1, 2.0, -1.5, -0.3), part(3, 0.0, 3.0, 1.57)]}));
     shapes.push(json!({"compound": [part(4, 0.0, 0.0, 0.0), part(5, 1.0, 1.0, 0.7), part(3, 0.0, 0.0, 0.0)]}));
     shapes.push(json!({"compound": [part(0, -3.0, -3.0, 0.0), part(0, 3.0, 3.0, 3.0), part(2, 0.0, 0.0, 0.0)]}));
@@ -100,36 +74,13 @@ fn shapes(random: &mut Random, scale: f64, largest: usize) -> Vec<Value> {
 /// over the frame (0: a still frame). A still frame's largest star has 256 vertices; a
 /// moving one's 64, since the swept oracle searches every pair of its triangles in time.
 fn scene_text(seed: u64, bodies: usize, centre: [f64; 2], speed: f64) -> String {
-    let mut random = Random(seed);
+    let mut random = Lcg(seed);
     let scale = [1.0, 2.5][seed as usize % 2];
     let largest = if speed > 0.0 { 64 } else { 256 };
     let shapes = shapes(&mut random, scale, largest);
-    let mask = shapes.len() - 1;
     let spread = (bodies as f64).sqrt() * 8.0 * scale;
-    let list: Vec<Value> = (0..bodies)
-        .map(|k| {
-            let shape = random.below(shapes.len());
-            let x = round(centre[0] + random.between(-spread, spread));
-            let y = round(centre[1] + random.between(-spread, spread));
-            if shape == mask {
-                return json!({"shape": shape, "x": x.round(), "y": y.round()});
-            }
-            let mut body = json!({
-                "shape": shape, "x": x, "y": y,
-                "angle": round(random.between(-3.2, 3.2)),
-            });
-            if speed > 0.0 && k % 3 != 0 {
-                body["vx"] = json!(round(random.between(-speed, speed)));
-                body["vy"] = json!(round(random.between(-speed, speed)));
-            }
-            body
-        })
-        .collect();
-    json!({"shapes": shapes, "bodies": list}).to_string()
+    crowded_scene(&mut random, shapes, bodies, centre, spread, speed)
 }
-
-/// Where the scenes sit: the origin, and out to the edge of the exact range.
-const CENTRES: [[f64; 2]; 3] = [[0.0, 0.0], [9000.5, -700.25], [-16000.0, 15800.0]];
 
 #[test]
 fn concave_and_compound_pairs_agree_with_the_oracle_on_every_backend() {

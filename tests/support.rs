@@ -551,3 +551,71 @@ pub fn dispatch_and_read<T: bytemuck::Pod>(
         .expect("the readback maps");
     bytemuck::cast_slice(&mapped).to_vec()
 }
+
+/// A small deterministic generator for the tests' scenes, which must not change between
+/// runs.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A number in `[lo, hi)`.
+    pub fn between(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    /// A whole number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.unit() * n as f64) as usize).min(n - 1)
+    }
+}
+
+/// `x` to whole hundredths, so that the oracle reads the numbers the backends do.
+pub fn hundredths(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Where the tests' crowded scenes sit: the origin, and out to the edge of the range the
+/// format promises exactness in (±16384).
+pub const CENTRES: [[f64; 2]; 3] = [[0.0, 0.0], [9000.5, -700.25], [-16000.0, 15800.0]];
+
+/// A scene's JSON text: `bodies` bodies of `shapes` (the last of them a bitmask, placed
+/// on whole numbers and still) within `spread` of `centre`, turned at random; with
+/// `speed` above 0, two bodies in three move by up to `speed` on each axis.
+pub fn crowded_scene(
+    random: &mut Lcg,
+    shapes: Vec<Value>,
+    bodies: usize,
+    centre: [f64; 2],
+    spread: f64,
+    speed: f64,
+) -> String {
+    let mask = shapes.len() - 1;
+    let list: Vec<Value> = (0..bodies)
+        .map(|k| {
+            let shape = random.below(shapes.len());
+            let x = hundredths(centre[0] + random.between(-spread, spread));
+            let y = hundredths(centre[1] + random.between(-spread, spread));
+            if shape == mask {
+                return json!({"shape": shape, "x": x.round(), "y": y.round()});
+            }
+            let mut body = json!({
+                "shape": shape, "x": x, "y": y,
+                "angle": hundredths(random.between(-3.2, 3.2)),
+            });
+            if speed > 0.0 && k % 3 != 0 {
+                body["vx"] = json!(hundredths(random.between(-speed, speed)));
+                body["vy"] = json!(hundredths(random.between(-speed, speed)));
+            }
+            body
+        })
+        .collect();
+    json!({"shapes": shapes, "bodies": list}).to_string()
+}

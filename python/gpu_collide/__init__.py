@@ -2,8 +2,8 @@
 
 gpu_collide puts the gpu-collide Rust library in the hands of numpy and pygame users:
 
-* ``Collider(shapes, backend="auto")`` over ``Polygon``, ``Circle`` and ``Bitmask``
-  shapes; ``collider.find_pairs(shape_ids, positions, ...)`` takes numpy arrays for all
+* ``Collider(shapes, backend="auto")`` over ``Polygon``, ``Circle``, ``Capsule`` (a
+  segment or point with radius 0), ``Concave``, ``Compound`` and ``Bitmask`` shapes; ``collider.find_pairs(shape_ids, positions, ...)`` takes numpy arrays for all
   bodies at once and returns an (M, 2) uint32 array of colliding index pairs ``i < j``;
   with ``velocities`` it answers for the whole frame (swept). ``find_swept_pairs`` adds
   the times of impact, ``find_contacts`` the depth and normal (or, with a bitmask, the
@@ -31,8 +31,8 @@ Both backends answer every question (pairs, swept pairs, contacts, queries).
 
 Threads: the module-level functions (``group_collide``, ``group_collide_many``,
 ``overlap_area``) may be called from any number of threads at once; calls that share
-the hidden default collider take turns. Shapes (``Polygon``, ``Circle``, ``Bitmask``)
-never change and may be shared freely. A ``Collider`` or ``SpriteCollider`` of your
+the hidden default collider take turns. Shapes (``Polygon``, ``Circle``, ``Capsule``,
+``Concave``, ``Compound``, ``Bitmask``) never change and may be shared freely. A ``Collider`` or ``SpriteCollider`` of your
 own may be handed from thread to thread, but serves one call at a time: a call made
 while another thread's call on the same collider is running raises ``RuntimeError``
 ("in use by another thread") instead of waiting, and the collider stays usable. Give
@@ -61,11 +61,23 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import _native
-from ._native import Bitmask, Circle, Polygon, SpriteCollider, gpu_adapter
+from ._native import (
+    Bitmask,
+    Capsule,
+    Circle,
+    Compound,
+    Concave,
+    Polygon,
+    SpriteCollider,
+    gpu_adapter,
+)
 
 __all__ = [
     "Bitmask",
+    "Capsule",
     "Circle",
+    "Compound",
+    "Concave",
     "Collider",
     "Contacts",
     "Polygon",
@@ -79,7 +91,7 @@ __all__ = [
     "overlap_area",
 ]
 
-Shape = Union[Polygon, Circle, Bitmask]
+Shape = Union[Polygon, Circle, Capsule, Concave, Compound, Bitmask]
 
 
 def _integers(values: Any, name: str, n: int) -> np.ndarray:
@@ -160,6 +172,11 @@ class Contacts(NamedTuple):
     """(M,) int64: for a pair with a bitmask, the cells set in both bitmasks (what
     ``pygame.mask.Mask.overlap_area`` counts) or the bitmask's set cells the other shape
     meets; -1 for a pair of polygons and circles."""
+    parts: np.ndarray
+    """(M, 2) int64: for a pair with a ``Concave`` or ``Compound`` body, which part of
+    each the row is about (a pair has a row per pair of touching parts; a compound's
+    parts are numbered in its order, a concave part counting as its convex pieces);
+    -1, -1 for a pair of convex bodies, whose one row is the pair's."""
 
 
 class QueryAnswers(NamedTuple):
@@ -193,7 +210,8 @@ class Collider(_native.Collider):
     """Finds the colliding pairs of bodies over a fixed list of shapes.
 
     ``Collider(shapes, backend="auto")``: ``shapes`` is a sequence of ``Polygon``,
-    ``Circle`` and ``Bitmask``, checked and uploaded once (a bad shape raises
+    ``Circle``, ``Capsule``, ``Concave``, ``Compound`` (whose parts index this same
+    sequence) and ``Bitmask``, checked and uploaded once (a bad shape raises
     ``ValueError`` naming it, e.g. ``shape 3: polygon: is not convex (vertex 2)``).
     ``backend`` is ``"gpu"``, ``"cpu"`` or ``"auto"`` (the GPU if a hardware adapter
     opens, else the CPU); ``collider.backend`` tells which was taken.
@@ -320,8 +338,9 @@ class Collider(_native.Collider):
         """How each colliding pair overlaps (arguments as :meth:`find_pairs`).
 
         Returns:
-            ``Contacts(pairs, normals, depths, areas)``, one row per pair of
-            :meth:`find_pairs`, in its order: for polygons and circles the shortest
+            ``Contacts(pairs, normals, depths, areas, parts)``, one row per pair of
+            :meth:`find_pairs` (per pair of touching parts for concave and compound
+            bodies), in its order: for polygons and circles the shortest
             move of body ``j`` (``depths[k] * normals[k]``, normal from ``i`` towards
             ``j``) that parts them, ``areas[k] == -1``; for a pair with a bitmask the
             cells they share in ``areas[k]`` (two bitmasks: pygame's
@@ -331,8 +350,10 @@ class Collider(_native.Collider):
             As :meth:`find_pairs`.
         """
         _, bodies = self._bodies(shape_ids, positions, angles, layers, masks)
-        pairs, normals, depths, areas = self._find_contacts(*bodies)
-        return Contacts(pairs.reshape(-1, 2), normals.reshape(-1, 2), depths, areas)
+        pairs, normals, depths, areas, parts = self._find_contacts(*bodies)
+        return Contacts(
+            pairs.reshape(-1, 2), normals.reshape(-1, 2), depths, areas, parts.reshape(-1, 2)
+        )
 
     def query(
         self,

@@ -21,6 +21,38 @@ class Circle:
     @property
     def radius(self) -> float: ...
 
+class Capsule:
+    """Every point within ``radius`` of the segment from ``a`` to ``b``, in the body's
+    frame: with radius 0 a segment (a laser), with ``a == b`` too a point."""
+
+    def __init__(
+        self, a: Tuple[float, float], b: Tuple[float, float], radius: float = 0.0
+    ) -> None: ...
+    @property
+    def a(self) -> Tuple[float, float]: ...
+    @property
+    def b(self) -> Tuple[float, float]: ...
+    @property
+    def radius(self) -> float: ...
+
+class Concave:
+    """A simple polygon, convex or not, cut into convex pieces when a Collider is built."""
+
+    def __init__(self, vertices: Union[npt.ArrayLike, Sequence[Tuple[float, float]]]) -> None:
+        """``vertices``: the outline, an (N, 2) array of reals or a sequence of (x, y)
+        pairs, in either winding. Its rules are checked when a Collider is built."""
+    @property
+    def vertices(self) -> List[Tuple[float, float]]: ...
+
+class Compound:
+    """The union of other shapes of the same Collider: ``parts`` are
+    ``(shape, x, y, angle)``, ``shape`` the index of a shape in the Collider's list
+    (not a compound, not a bitmask), placed in the compound's frame."""
+
+    def __init__(self, parts: Sequence[Tuple[int, float, float, float]]) -> None: ...
+    @property
+    def parts(self) -> List[Tuple[int, float, float, float]]: ...
+
 class Bitmask:
     """A 1-bit mask of ``height`` rows of ``width`` pixels (each 1 to 8192).
 
@@ -90,10 +122,14 @@ class Collider:
         layers: Optional[npt.NDArray[np.uint32]] = None,
         masks: Optional[npt.NDArray[np.uint32]] = None,
     ) -> Tuple[
-        npt.NDArray[np.uint32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
     ]:
         """Flat pairs, flat normals and depths (NaN for a pair with a bitmask), areas
-        (-1 for a pair without one)."""
+        (-1 for a pair without one), flat parts (-1 for a pair of convex bodies)."""
     def _query(
         self,
         shapes: npt.NDArray[np.uint32],

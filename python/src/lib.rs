@@ -8,8 +8,9 @@
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
 
 use gpu_collide::{
-    glam::Vec2, Body, BoxQuery, Circle as RsCircle, Collider as _, ContactKind, CpuCollider, Error,
-    GpuCollider, GpuContext, Location, PointQuery, Polygon as RsPolygon, QueryBatch, Ray, Shape,
+    glam::Vec2, Body, BoxQuery, Capsule as RsCapsule, Circle as RsCircle, Collider as _,
+    Compound as RsCompound, Concave as RsConcave, ContactKind, CpuCollider, Error, GpuCollider,
+    GpuContext, Location, Part, PointQuery, Polygon as RsPolygon, QueryBatch, Ray, Shape,
     ShapeLibrary,
 };
 use numpy::{
@@ -213,6 +214,103 @@ impl Circle {
     }
 }
 
+/// Every point within `radius` of the segment from `a` to `b` (format 1.2): a segment
+/// with radius 0, a point with `a == b` too.
+#[pyclass(module = "gpu_collide._native", frozen)]
+#[derive(Clone)]
+pub struct Capsule {
+    a: [f32; 2],
+    b: [f32; 2],
+    #[pyo3(get)]
+    radius: f32,
+}
+
+#[pymethods]
+impl Capsule {
+    #[new]
+    #[pyo3(signature = (a, b, radius = 0.0))]
+    fn new(a: (f32, f32), b: (f32, f32), radius: f32) -> Self {
+        Capsule {
+            a: [a.0, a.1],
+            b: [b.0, b.1],
+            radius,
+        }
+    }
+
+    /// One end, (x, y).
+    #[getter]
+    fn a(&self) -> (f32, f32) {
+        (self.a[0], self.a[1])
+    }
+
+    /// The other end, (x, y).
+    #[getter]
+    fn b(&self) -> (f32, f32) {
+        (self.b[0], self.b[1])
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Capsule({:?}, {:?}, {})", self.a, self.b, self.radius)
+    }
+}
+
+/// A simple polygon, convex or not (format 1.2), cut into convex pieces when a collider
+/// is built.
+#[pyclass(module = "gpu_collide._native", frozen)]
+#[derive(Clone)]
+pub struct Concave {
+    vertices: Vec<[f32; 2]>,
+}
+
+#[pymethods]
+impl Concave {
+    /// `vertices`: the outline, an (N, 2) array of floats or integers, or a sequence of
+    /// (x, y) pairs, in either winding.
+    #[new]
+    fn new(vertices: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Concave {
+            vertices: float_rows(vertices, "concave vertices")?,
+        })
+    }
+
+    /// The outline as given, as a list of (x, y).
+    #[getter]
+    fn vertices(&self) -> Vec<(f32, f32)> {
+        self.vertices.iter().map(|v| (v[0], v[1])).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Concave({} vertices)", self.vertices.len())
+    }
+}
+
+/// The union of other shapes of the same collider (format 1.2): `parts` a sequence of
+/// `(shape, x, y, angle)`, each the index of a shape in the collider's list (not a
+/// compound, not a bitmask) placed in the compound's frame.
+#[pyclass(module = "gpu_collide._native", frozen)]
+#[derive(Clone)]
+pub struct Compound {
+    parts: Vec<(u32, f32, f32, f32)>,
+}
+
+#[pymethods]
+impl Compound {
+    #[new]
+    fn new(parts: Vec<(u32, f32, f32, f32)>) -> Self {
+        Compound { parts }
+    }
+
+    /// The parts as given, as a list of (shape, x, y, angle).
+    #[getter]
+    fn parts(&self) -> Vec<(u32, f32, f32, f32)> {
+        self.parts.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Compound({} parts)", self.parts.len())
+    }
+}
+
 /// A 1-bit mask, `height` rows of `width` pixels; pixel (x, y) of a body at (px, py)
 /// covers the unit square with top-left corner (px + x, py + y).
 #[pyclass(module = "gpu_collide._native", frozen)]
@@ -363,6 +461,24 @@ fn to_shape(object: &Bound<'_, PyAny>, index: usize) -> PyResult<Shape> {
         Ok(Shape::Polygon(RsPolygon::new(vertices)))
     } else if let Ok(c) = object.cast::<Circle>() {
         Ok(Shape::Circle(RsCircle::new(c.get().radius)))
+    } else if let Ok(c) = object.cast::<Capsule>() {
+        let c = c.get();
+        Ok(Shape::Capsule(RsCapsule::new(
+            Vec2::from(c.a),
+            Vec2::from(c.b),
+            c.radius,
+        )))
+    } else if let Ok(c) = object.cast::<Concave>() {
+        let vertices = c.get().vertices.iter().map(|&v| Vec2::from(v)).collect();
+        Ok(Shape::Concave(RsConcave::new(vertices)))
+    } else if let Ok(c) = object.cast::<Compound>() {
+        let parts = c
+            .get()
+            .parts
+            .iter()
+            .map(|&(shape, x, y, angle)| Part::new(shape).at(Vec2::new(x, y)).turned(angle))
+            .collect();
+        Ok(Shape::Compound(RsCompound::new(parts)))
     } else if let Ok(b) = object.cast::<Bitmask>() {
         let mask = b
             .get()
@@ -372,7 +488,7 @@ fn to_shape(object: &Bound<'_, PyAny>, index: usize) -> PyResult<Shape> {
         Ok(Shape::Bitmask(mask))
     } else {
         Err(PyTypeError::new_err(format!(
-            "shape {index}: expected a Polygon, Circle or Bitmask, not {}",
+            "shape {index}: expected a Polygon, Circle, Capsule, Concave, Compound or Bitmask, not {}",
             bits::type_name(object)
         )))
     }
@@ -533,8 +649,10 @@ impl Collider {
         let m = contacts.len();
         let (mut pairs, mut normals) = (Vec::with_capacity(2 * m), Vec::with_capacity(2 * m));
         let (mut depths, mut areas) = (Vec::with_capacity(m), Vec::with_capacity(m));
+        let mut parts = Vec::with_capacity(2 * m);
         for contact in &contacts {
             pairs.extend(contact.pair);
+            parts.extend(contact.parts.map_or([-1, -1], |p| p.map(i64::from)));
             match contact.kind {
                 ContactKind::Penetration { normal, depth } => {
                     normals.extend([normal.x, normal.y]);
@@ -553,6 +671,7 @@ impl Collider {
             PyArray1::from_vec(py, normals),
             PyArray1::from_vec(py, depths),
             PyArray1::from_vec(py, areas),
+            PyArray1::from_vec(py, parts),
         ))
     }
 
@@ -664,6 +783,7 @@ type ContactArrays<'py> = (
     Bound<'py, PyArray1<u32>>,
     Bound<'py, PyArray1<f32>>,
     Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i64>>,
 );
 
@@ -906,6 +1026,9 @@ fn any_mask_bits(object: &Bound<'_, PyAny>) -> PyResult<MaskBits> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Polygon>()?;
     m.add_class::<Circle>()?;
+    m.add_class::<Capsule>()?;
+    m.add_class::<Concave>()?;
+    m.add_class::<Compound>()?;
     m.add_class::<Bitmask>()?;
     m.add_class::<Collider>()?;
     m.add_class::<sprites::SpriteCollider>()?;

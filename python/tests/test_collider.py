@@ -137,7 +137,7 @@ def test_shape_errors_raise_fitting_exceptions():
         Collider([Circle(1.0), Polygon([(0, 0), (4, 0), (1, 1), (0, 4)])], backend="cpu")
     with pytest.raises(ValueError, match="shape 0: circle: radius -1 must be finite and greater than 0"):
         Collider([Circle(-1.0)], backend="cpu")
-    with pytest.raises(TypeError, match="shape 0: expected a Polygon, Circle or Bitmask, not int"):
+    with pytest.raises(TypeError, match="shape 0: expected a Polygon, Circle, Capsule, Concave, Compound or Bitmask, not int"):
         Collider([3], backend="cpu")
     with pytest.raises(ValueError, match="polygon vertices must have shape"):
         Polygon(np.zeros((4, 3)))
@@ -266,8 +266,9 @@ def test_empty_sequences_are_an_empty_frame_at_every_entry_point(backend):
         pairs, toi = collider.find_swept_pairs(empty, empty, empty, **everything)
         check(pairs, np.uint32, (0, 2))
         check(toi, np.float32, (0,))
-        pairs, normals, depths, areas = collider.find_contacts(empty, empty, **everything)
+        pairs, normals, depths, areas, parts = collider.find_contacts(empty, empty, **everything)
         check(pairs, np.uint32, (0, 2))
+        check(parts, np.int64, (0, 2))
         check(normals, np.float32, (0, 2))
         check(depths, np.float32, (0,))
         check(areas, np.int64, (0,))

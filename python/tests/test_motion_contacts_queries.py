@@ -178,7 +178,7 @@ def test_nothing_to_ask_and_no_bodies():
     answers = collider.query(np.zeros(0, int), np.zeros((0, 2)), rays=[[0, 0, 1, 0]], points=[[0, 0]])
     assert answers.ray_body.tolist() == [-1] and answers.point_offsets.tolist() == [0, 0]
     contacts = collider.find_contacts([], np.zeros((0, 2)))
-    assert [a.shape for a in contacts] == [(0, 2), (0, 2), (0,), (0,)]
+    assert [a.shape for a in contacts] == [(0, 2), (0, 2), (0,), (0,), (0, 2)]
     swept = collider.find_swept_pairs([], np.zeros((0, 2)), np.zeros((0, 2)))
     assert swept.pairs.shape == (0, 2) and swept.toi.shape == (0,)
 

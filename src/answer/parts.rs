@@ -156,3 +156,54 @@ pub fn run<T>(
         Some(expansion) => Ok(back(expansion, stage(&expansion.bodies)?)),
     }
 }
+
+/// The four answers of a [`crate::Collider`] (pairs, contacts, queries, swept pairs),
+/// each through the library's parts ([`run`]), for a backend whose inherent
+/// `stage_pairs`, `stage_contacts`, `stage_query` and `stage_swept_pairs` answer for the
+/// bodies of the stages and whose `library()` is its shape library. Written once here so
+/// that no backend can forget to turn an answer about parts into one about bodies.
+macro_rules! answers_through_parts {
+    () => {
+        fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+            let expansion = self.library().expand(bodies)?;
+            $crate::answer::parts::run(
+                expansion,
+                bodies,
+                |b| self.stage_pairs(b),
+                $crate::answer::parts::Expansion::pairs,
+            )
+        }
+
+        fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+            let expansion = self.library().expand(bodies)?;
+            $crate::answer::parts::run(
+                expansion,
+                bodies,
+                |b| self.stage_contacts(b),
+                $crate::answer::parts::Expansion::contacts,
+            )
+        }
+
+        fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
+            batch.validate()?;
+            let expansion = self.library().expand(bodies)?;
+            $crate::answer::parts::run(
+                expansion,
+                bodies,
+                |b| self.stage_query(b, batch),
+                $crate::answer::parts::Expansion::answers,
+            )
+        }
+
+        fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+            let expansion = self.library().expand(bodies)?;
+            $crate::answer::parts::run(
+                expansion,
+                bodies,
+                |b| self.stage_swept_pairs(b),
+                $crate::answer::parts::Expansion::swept_pairs,
+            )
+        }
+    };
+}
+pub(crate) use answers_through_parts;

@@ -5,7 +5,7 @@
 use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::answer::contact::Contact;
 use crate::answer::motion::{any_moving, SweptPair};
-use crate::answer::parts::{self, Expansion};
+use crate::answer::parts::answers_through_parts;
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
@@ -41,6 +41,11 @@ impl ReferenceCollider {
             last: FrameStats::default(),
             max_pairs: DEFAULT_MAX_PAIRS,
         }
+    }
+
+    /// The shape library.
+    pub fn library(&self) -> &ShapeLibrary {
+        &self.library
     }
 }
 
@@ -97,41 +102,7 @@ impl ReferenceCollider {
 }
 
 impl Collider for ReferenceCollider {
-    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
-        let expansion = self.library.expand(bodies)?;
-        parts::run(expansion, bodies, |b| self.stage_pairs(b), Expansion::pairs)
-    }
-
-    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
-        let expansion = self.library.expand(bodies)?;
-        parts::run(
-            expansion,
-            bodies,
-            |b| self.stage_contacts(b),
-            Expansion::contacts,
-        )
-    }
-
-    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
-        batch.validate()?;
-        let expansion = self.library.expand(bodies)?;
-        parts::run(
-            expansion,
-            bodies,
-            |b| self.stage_query(b, batch),
-            Expansion::answers,
-        )
-    }
-
-    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
-        let expansion = self.library.expand(bodies)?;
-        parts::run(
-            expansion,
-            bodies,
-            |b| self.stage_swept_pairs(b),
-            Expansion::swept_pairs,
-        )
-    }
+    answers_through_parts!();
 
     fn describe(&self) -> String {
         "cpu reference (all pairs, one thread)".to_string()

@@ -35,7 +35,7 @@ use crate::answer::collider::{
 };
 use crate::answer::contact::Contact;
 use crate::answer::motion::SweptPair;
-use crate::answer::parts::{self, Expansion};
+use crate::answer::parts::answers_through_parts;
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
@@ -444,41 +444,7 @@ impl GpuCollider {
 }
 
 impl Collider for GpuCollider {
-    fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
-        let expansion = self.library().expand(bodies)?;
-        parts::run(expansion, bodies, |b| self.stage_pairs(b), Expansion::pairs)
-    }
-
-    fn find_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
-        let expansion = self.library().expand(bodies)?;
-        parts::run(
-            expansion,
-            bodies,
-            |b| self.stage_contacts(b),
-            Expansion::contacts,
-        )
-    }
-
-    fn query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
-        batch.validate()?;
-        let expansion = self.library().expand(bodies)?;
-        parts::run(
-            expansion,
-            bodies,
-            |b| self.stage_query(b, batch),
-            Expansion::answers,
-        )
-    }
-
-    fn find_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
-        let expansion = self.library().expand(bodies)?;
-        parts::run(
-            expansion,
-            bodies,
-            |b| self.stage_swept_pairs(b),
-            Expansion::swept_pairs,
-        )
-    }
+    answers_through_parts!();
 
     // Makes and zeroes the buffers a frame of `bodies` bodies needs, dispatches each
     // kernel once over no work (a driver that compiles a kernel at its first dispatch,

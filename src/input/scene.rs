@@ -136,14 +136,7 @@ fn box_json(query: &BoxQuery) -> Value {
 
 fn shape_json(shape: &Shape) -> Value {
     match shape {
-        Shape::Polygon(p) => {
-            let vertices: Vec<Value> = p
-                .vertices
-                .iter()
-                .map(|v| json!([f32_json(v.x), f32_json(v.y)]))
-                .collect();
-            json!({ "polygon": vertices })
-        }
+        Shape::Polygon(p) => json!({ "polygon": vertices_json(&p.vertices) }),
         Shape::Circle(c) => json!({ "circle": f32_json(c.radius) }),
         Shape::Capsule(c) => json!({
             "capsule": {
@@ -152,14 +145,7 @@ fn shape_json(shape: &Shape) -> Value {
                 "radius": f32_json(c.radius),
             }
         }),
-        Shape::Concave(c) => {
-            let vertices: Vec<Value> = c
-                .vertices
-                .iter()
-                .map(|v| json!([f32_json(v.x), f32_json(v.y)]))
-                .collect();
-            json!({ "concave": vertices })
-        }
+        Shape::Concave(c) => json!({ "concave": vertices_json(&c.vertices) }),
         Shape::Compound(c) => {
             let parts: Vec<Value> = c
                 .parts
@@ -181,6 +167,13 @@ fn shape_json(shape: &Shape) -> Value {
             "bitmask": { "width": m.width(), "height": m.height(), "rows": m.to_rows() }
         }),
     }
+}
+
+fn vertices_json(vertices: &[glam::Vec2]) -> Vec<Value> {
+    vertices
+        .iter()
+        .map(|v| json!([f32_json(v.x), f32_json(v.y)]))
+        .collect()
 }
 
 fn body_json(body: &Body) -> Value {

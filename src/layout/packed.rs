@@ -125,8 +125,8 @@ pub const BIN_FROM_CANDIDATES: u32 = 4096;
 /// A candidate as the GPU's broad phase stores it carries its kind pair in the top bits of
 /// its second body index, so the narrow phase of a frame that keeps one list tests it
 /// without reading either body's shape again; [`MAX_BODIES`] keeps those bits free.
-/// It takes the fewest bits that number every kind pair: 3 bits for the 6 pairs of
-/// three kinds, so 2^29 bodies.
+/// It takes the fewest bits that number every kind pair: 4 bits for the 10 pairs of
+/// four kinds, so 2^28 bodies.
 pub const PAIR_KIND_SHIFT: u32 = (PAIR_KINDS - 1).leading_zeros();
 
 /// The most bodies a frame may have on the GPU (see [`PAIR_KIND_SHIFT`]); far beyond
