@@ -130,7 +130,10 @@ enum Command {
         /// mixed, bitmask [default: these three], or swept-bullet-hell (bullets moving 5
         /// to 40 units a frame, answered with swept pairs and their time of impact) and
         /// queries (10^4 rays, 10^3 points and 10^3 boxes a frame against bullet-hell
-        /// bodies), which run only when named.
+        /// bodies), lasers (bullet-hell with a tenth of the bullets capsules up to 200
+        /// long and compound ships) and lasers-as-circles (the same, the lasers circles),
+        /// concave (crowded concave outlines) and concave-hulls (the same, each outline its
+        /// convex hull), which run only when named.
         #[arg(long, value_name = "FILE|NAME[,...]", value_delimiter = ',')]
         scene: Option<Vec<String>>,
         /// Body counts, comma-separated, each from 1 to 16777216 [default:

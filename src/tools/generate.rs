@@ -7,7 +7,7 @@ use rand_pcg::Pcg64;
 
 use crate::input::body::Body;
 use crate::input::scene::Scene;
-use crate::input::shapes::{Bitmask, Circle, Polygon, Shape};
+use crate::input::shapes::{Bitmask, Capsule, Circle, Compound, Concave, Part, Polygon, Shape};
 
 /// What a random scene is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,4 +256,145 @@ impl BulletHell {
             }
         }
     }
+}
+
+/// The lengths of the lasers of [`lasers_scene`], each a capsule along its flight.
+const LASERS: [(f32, f32); 3] = [(60.0, 1.0), (120.0, 1.5), (200.0, 0.0)];
+
+/// A bullet-hell scene ([`BulletHell`]) with lasers and ships: every tenth bullet is a
+/// laser, a capsule up to 200 units long along its flight (the longest a segment, of no
+/// width), and the enemies are compound ships, their hull with two capsule wings. With
+/// `as_circles`, each laser is a circle of its radius instead (a segment, of radius
+/// 0.5), the same bodies otherwise: the scene the lasers' cost is measured against.
+pub fn lasers_scene(bodies: usize, seed: u64, as_circles: bool) -> Scene {
+    let game = BulletHell::new(bodies, seed);
+    let mut scene = game.scene;
+    let first_laser = scene.shapes.len() as u32;
+    for (length, radius) in LASERS {
+        let half = length / 2.0;
+        scene.shapes.push(if as_circles {
+            Shape::Circle(Circle::new(radius.max(0.5)))
+        } else {
+            Shape::Capsule(Capsule::new(
+                Vec2::new(0.0, -half),
+                Vec2::new(0.0, half),
+                radius,
+            ))
+        });
+    }
+    // Ships: each enemy hull (shapes 4 to 11) with a wing on either side.
+    let wing = scene.shapes.len() as u32;
+    scene.shapes.push(Shape::Capsule(Capsule::new(
+        Vec2::ZERO,
+        Vec2::new(14.0, 0.0),
+        2.0,
+    )));
+    let first_ship = scene.shapes.len() as u32;
+    for hull in 4..12u32 {
+        scene.shapes.push(Shape::Compound(Compound::new(vec![
+            Part::new(hull),
+            Part::new(wing).at(Vec2::new(4.0, 0.0)).turned(-0.4),
+            Part::new(wing)
+                .at(Vec2::new(-4.0, 0.0))
+                .turned(std::f32::consts::PI + 0.4),
+        ])));
+    }
+    let mut bullets = 0;
+    for body in &mut scene.bodies {
+        match body.layer {
+            LAYER_ENEMY => body.shape = first_ship + (body.shape - 4),
+            LAYER_PLAYER_BULLET | LAYER_ENEMY_BULLET => {
+                bullets += 1;
+                if bullets % 10 == 0 {
+                    body.shape = first_laser + (bullets / 10) % LASERS.len() as u32;
+                }
+            }
+            _ => {}
+        }
+    }
+    scene
+}
+
+/// A crowded scene of concave outlines (stars of 5 to 48 vertices, 4 to 24 units
+/// across) and, one body in four, convex polygons and circles, placed as
+/// [`random_scene`] places its bodies. With `as_hulls`, each outline is the convex
+/// polygon of its hull instead, the same bodies otherwise: the scene the cost of the
+/// concave outlines is measured against.
+pub fn concave_scene(bodies: usize, seed: u64, as_hulls: bool) -> Scene {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let mut shapes = Vec::new();
+    for k in 0..8 {
+        let n = [5, 7, 9, 12, 16, 24, 32, 48][k];
+        let reach = rng.random_range(2.0..12.0f32);
+        let outline: Vec<Vec2> = (0..n)
+            .map(|i| {
+                let sector = std::f32::consts::TAU / n as f32;
+                let t = sector * (i as f32 + rng.random_range(0.1..0.9));
+                let r = reach
+                    * if i % 2 == 0 {
+                        1.0
+                    } else {
+                        rng.random_range(0.3..0.7)
+                    };
+                Vec2::new(r * t.cos(), r * t.sin())
+            })
+            .collect();
+        shapes.push(if as_hulls {
+            Shape::Polygon(Polygon::new(convex_hull(&outline)))
+        } else {
+            Shape::Concave(Concave::new(outline))
+        });
+    }
+    for _ in 0..2 {
+        shapes.push(Shape::Polygon(random_convex(&mut rng)));
+        shapes.push(Shape::Circle(Circle::new(rng.random_range(0.5..8.0))));
+    }
+    let side = (bodies as f32 * 225.0).sqrt().max(20.0);
+    let bodies = (0..bodies)
+        .map(|k| {
+            let shape = if k % 4 == 3 {
+                rng.random_range(8..shapes.len())
+            } else {
+                rng.random_range(0..8)
+            };
+            let offset = Vec2::new(
+                rng.random_range(-side / 2.0..side / 2.0),
+                rng.random_range(-side / 2.0..side / 2.0),
+            );
+            Body::new(shape as u32, offset)
+                .with_angle(rng.random_range(-std::f32::consts::PI..std::f32::consts::PI))
+        })
+        .collect();
+    Scene {
+        shapes,
+        bodies,
+        ..Scene::default()
+    }
+}
+
+/// The convex hull of `points`, counter-clockwise, without straight vertices (Andrew's
+/// monotone chain).
+fn convex_hull(points: &[Vec2]) -> Vec<Vec2> {
+    let mut sorted = points.to_vec();
+    sorted.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    let turn = |o: Vec2, a: Vec2, b: Vec2| (a - o).perp_dot(b - o);
+    let mut hull: Vec<Vec2> = Vec::with_capacity(2 * sorted.len());
+    for pass in 0..2 {
+        let start = hull.len();
+        let points: Box<dyn Iterator<Item = &Vec2>> = if pass == 0 {
+            Box::new(sorted.iter())
+        } else {
+            Box::new(sorted.iter().rev())
+        };
+        for &p in points {
+            while hull.len() >= start + 2
+                && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    hull
 }

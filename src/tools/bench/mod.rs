@@ -50,7 +50,7 @@ use crate::error::Error;
 use crate::gpu::{GpuCollider, GpuContext};
 use crate::input::library::ShapeLibrary;
 use crate::input::scene::Scene;
-use crate::tools::generate::{random_scene, SceneKind};
+use crate::tools::generate::{concave_scene, lasers_scene, random_scene, SceneKind};
 use band::Verdict;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
 pub use error::CliError;
@@ -141,6 +141,16 @@ pub enum SceneChoice {
     SweptBulletHell,
     /// `queries`: bullet-hell bodies asked [`workload::QUERIES`] queries a frame.
     Queries,
+    /// `lasers`: [`crate::tools::generate::lasers_scene`], bullet-hell with lasers and
+    /// compound ships, drifting.
+    Lasers,
+    /// `lasers-as-circles`: the same bodies with each laser a circle.
+    LasersAsCircles,
+    /// `concave`: [`crate::tools::generate::concave_scene`], crowded concave outlines,
+    /// drifting.
+    Concave,
+    /// `concave-hulls`: the same bodies with each outline its convex hull.
+    ConcaveHulls,
     /// A scene file (`docs/scene-format.md`), its bodies drifting.
     File(PathBuf),
 }
@@ -154,7 +164,14 @@ impl SceneChoice {
     ];
 
     /// Named scenes run only when asked for: slower, and other questions than pairs.
-    pub const EXTRA: [SceneChoice; 2] = [SceneChoice::SweptBulletHell, SceneChoice::Queries];
+    pub const EXTRA: [SceneChoice; 6] = [
+        SceneChoice::SweptBulletHell,
+        SceneChoice::Queries,
+        SceneChoice::Lasers,
+        SceneChoice::LasersAsCircles,
+        SceneChoice::Concave,
+        SceneChoice::ConcaveHulls,
+    ];
 
     /// A name of [`SceneChoice::NAMED`] or [`SceneChoice::EXTRA`], or else a file path.
     pub fn parse(text: &str) -> Self {
@@ -173,6 +190,10 @@ impl SceneChoice {
             SceneChoice::Bitmask => "bitmask".into(),
             SceneChoice::SweptBulletHell => "swept-bullet-hell".into(),
             SceneChoice::Queries => "queries".into(),
+            SceneChoice::Lasers => "lasers".into(),
+            SceneChoice::LasersAsCircles => "lasers-as-circles".into(),
+            SceneChoice::Concave => "concave".into(),
+            SceneChoice::ConcaveHulls => "concave-hulls".into(),
             SceneChoice::File(path) => path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
@@ -186,9 +207,10 @@ impl SceneChoice {
     pub fn default_sizes(&self) -> Vec<usize> {
         match self {
             SceneChoice::BulletHell => vec![1_000, 10_000, 100_000, 1_000_000],
-            SceneChoice::SweptBulletHell | SceneChoice::Queries => {
-                vec![1_000, 10_000, 100_000]
-            }
+            SceneChoice::SweptBulletHell
+            | SceneChoice::Queries
+            | SceneChoice::Lasers
+            | SceneChoice::LasersAsCircles => vec![1_000, 10_000, 100_000],
             _ => vec![1_000, 10_000],
         }
     }
@@ -251,6 +273,10 @@ enum Source {
     SweptBulletHell,
     Queries,
     Random(SceneKind),
+    /// Lasers, or (true) their circles.
+    Lasers(bool),
+    /// Concave outlines, or (true) their hulls.
+    Concave(bool),
     File(Scene),
 }
 
@@ -261,6 +287,12 @@ impl Plan {
             Source::BulletHell | Source::Queries => Workload::bullet_hell(bodies, seed),
             Source::SweptBulletHell => Workload::swept_bullet_hell(bodies, seed),
             Source::Random(kind) => Workload::drifting(random_scene(*kind, bodies, seed), drift),
+            Source::Lasers(as_circles) => {
+                Workload::drifting(lasers_scene(bodies, seed, *as_circles), drift)
+            }
+            Source::Concave(as_hulls) => {
+                Workload::drifting(concave_scene(bodies, seed, *as_hulls), drift)
+            }
             Source::File(scene) => Workload::drifting(scene.clone(), drift),
         }
     }
@@ -343,6 +375,10 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, CliError
                     SceneChoice::Bitmask => Source::Random(SceneKind::Bitmasks),
                     SceneChoice::SweptBulletHell => Source::SweptBulletHell,
                     SceneChoice::Queries => Source::Queries,
+                    SceneChoice::Lasers => Source::Lasers(false),
+                    SceneChoice::LasersAsCircles => Source::Lasers(true),
+                    SceneChoice::Concave => Source::Concave(false),
+                    SceneChoice::ConcaveHulls => Source::Concave(true),
                     _ => Source::BulletHell,
                 };
                 let sizes = options
