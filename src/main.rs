@@ -76,6 +76,10 @@ enum Command {
         /// [default: the whole scene].
         #[arg(long, value_name = "x0,y0,x1,y1", value_parser = gpu_collide::draw::View::parse, allow_hyphen_values = true)]
         view: Option<gpu_collide::draw::View>,
+        /// Draw the convex pieces of concave and compound bodies as faint lines inside
+        /// their outlines (the parts `gpu-collide shapes` lists).
+        #[arg(long)]
+        pieces: bool,
     },
     /// Prints the contact of every colliding pair at the frame's start as {"contacts":
     /// [{"depth": d, "normal": [x, y], "pair": [i, j]} or {"area": n, "pair": [i, j]}, ...]};
@@ -231,7 +235,8 @@ fn main() -> ExitCode {
             out,
             backend,
             view,
-        } => draw(&scene, &out, backend, view),
+            pieces,
+        } => draw(&scene, &out, backend, view, pieces),
         Command::Contacts {
             scene,
             backend,
@@ -574,6 +579,7 @@ fn draw(
     out: &Path,
     backend: Backend,
     view: Option<gpu_collide::draw::View>,
+    pieces: bool,
 ) -> Result<(), CliError> {
     let parsed = Scene::from_json_with_warnings(&read_text(path)?)?;
     for warning in &parsed.warnings {
@@ -581,11 +587,15 @@ fn draw(
     }
     let scene = parsed.scene;
     let library = scene.validate()?;
+    let parts = pieces.then(|| (0..library.len()).map(|k| library.parts(k)).collect());
     let mut collider: Box<dyn Collider> = match backend {
         Backend::Cpu => Box::new(CpuCollider::new(library)),
         Backend::Gpu => Box::new(GpuCollider::new(&GpuContext::new()?, library)?),
     };
-    let mut overlay = gpu_collide::draw::Overlay::default();
+    let mut overlay = gpu_collide::draw::Overlay {
+        parts,
+        ..Default::default()
+    };
     if gpu_collide::motion::any_moving(&scene.bodies) {
         overlay.swept = collider.find_swept_pairs(&scene.bodies)?;
     } else {

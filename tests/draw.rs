@@ -380,3 +380,33 @@ fn the_picture_goes_to_standard_output_for_out_dash() {
     let (all, _) = drawn(&String::from_utf8(run.stdout).expect("UTF-8"));
     assert_eq!(all.len(), 5);
 }
+
+/// Concave and compound bodies are drawn by their outlines, once each, and with
+/// `--pieces` the convex pieces the answers use show inside them.
+#[test]
+fn concave_and_compound_bodies_are_outlined_and_their_pieces_drawn_on_request() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("examples/scenes/ship.json")).expect("scene");
+    let scene = Scene::from_json(&text).expect("valid");
+    let plain = draw("ship", &text, &[]);
+    let (all, hit) = drawn(&plain);
+    assert_eq!(all, (0..scene.bodies.len()).collect());
+    assert_eq!(hit, colliding(&scene));
+    assert!(!plain.contains(r#"class="piece""#));
+    let with_pieces = draw("ship-pieces", &text, &["--pieces"]);
+    assert_eq!(drawn(&with_pieces), (all, hit));
+    // The hangar's three pieces and the ship's hull: the polygon parts of the concave
+    // and compound bodies.
+    let library = scene.validate().expect("valid");
+    let polygons = |k: usize| {
+        library
+            .parts(k)
+            .iter()
+            .filter(|p| matches!(p, gpu_collide::ConvexPart::Polygon(_)))
+            .count()
+    };
+    assert_eq!(
+        with_pieces.matches(r#"class="piece""#).count(),
+        polygons(0) + polygons(3)
+    );
+}

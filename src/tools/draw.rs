@@ -29,6 +29,7 @@ use crate::answer::contact::{Contact, ContactKind};
 use crate::answer::motion::SweptPair;
 use crate::answer::query::QueryAnswers;
 use crate::error::f32_text;
+use crate::input::library::ConvexPart;
 use crate::input::scene::Scene;
 use crate::input::shapes::{Bitmask, Shape};
 
@@ -93,6 +94,10 @@ pub struct Overlay {
     pub contacts: Vec<Contact>,
     /// The answers to the scene's queries (`scene.queries`), in the same order.
     pub answers: Option<QueryAnswers>,
+    /// For each shape, the convex parts the answers use ([`crate::ShapeLibrary::parts`]):
+    /// when given, the pieces of concave and compound bodies are drawn as faint lines
+    /// inside their outlines.
+    pub parts: Option<Vec<Vec<ConvexPart>>>,
 }
 
 /// Writes the scene and its overlay as an SVG document to `out`, seen through `view`
@@ -164,7 +169,8 @@ pub fn write_svg<W: Write + ?Sized>(
          .normal {{ stroke: #1b7f3b; fill: #1b7f3b; }} \
          .query {{ fill: none; stroke: #9a9a9a; stroke-dasharray: {dash} {gap}; }} \
          .query.found {{ stroke: #7b2cbf; }} \
-         .mark {{ fill: #7b2cbf; stroke: none; }}</style>"
+         .mark {{ fill: #7b2cbf; stroke: none; }} \
+         .piece {{ fill: none; stroke: #4a6fa5; stroke-opacity: 0.35; stroke-dasharray: {dot} {dot}; }}</style>"
     )?;
     writeln!(
         out,
@@ -189,6 +195,9 @@ pub fn write_svg<W: Write + ?Sized>(
                 origin,
             } => images.write_use(out, *shape, mask, colliding[k], *origin, &title)?,
             _ => outline.write(out, if colliding[k] { "hit" } else { "body" }, &title)?,
+        }
+        if let Some(parts) = &overlay.parts {
+            write_pieces(out, scene, parts, k)?;
         }
     }
     for (k, body) in scene.bodies.iter().enumerate() {
@@ -485,8 +494,14 @@ impl<'a> Outline<'a> {
     }
 
     /// The outline as a line drawing; a bitmask shows as the rectangle of its cells (the
-    /// cells themselves are [`MaskImages`]' work).
+    /// cells themselves are [`MaskImages`]' work). An empty `title` writes none: a
+    /// compound's parts and a body's pieces are titled by the group or body around them.
     fn write<W: Write + ?Sized>(&self, out: &mut W, class: &str, title: &str) -> io::Result<()> {
+        let title = if title.is_empty() {
+            String::new()
+        } else {
+            format!("<title>{title}</title>")
+        };
         match self {
             Outline::Polygon(points) => {
                 write!(out, r#"<polygon class="{class}" points=""#)?;
@@ -494,18 +509,18 @@ impl<'a> Outline<'a> {
                     let space = if k == 0 { "" } else { " " };
                     write!(out, "{space}{},{}", num(p.x), num(p.y))?;
                 }
-                writeln!(out, r#""><title>{title}</title></polygon>"#)
+                writeln!(out, r#"">{title}</polygon>"#)
             }
             Outline::Group(parts) => {
-                writeln!(out, "<g><title>{title}</title>")?;
+                writeln!(out, r#"<g class="{class}">{title}"#)?;
                 for part in parts {
-                    part.write(out, class, title)?;
+                    part.write(out, class, "")?;
                 }
                 writeln!(out, "</g>")
             }
             Outline::Circle(centre, radius) => writeln!(
                 out,
-                r#"<circle class="{class}" cx="{}" cy="{}" r="{}"><title>{title}</title></circle>"#,
+                r#"<circle class="{class}" cx="{}" cy="{}" r="{}">{title}</circle>"#,
                 num(centre.x),
                 num(centre.y),
                 num(*radius)
@@ -514,7 +529,7 @@ impl<'a> Outline<'a> {
                 let (min, max) = self.bounds();
                 writeln!(
                     out,
-                    r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}"><title>{title}</title></rect>"#,
+                    r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}">{title}</rect>"#,
                     num(min.x),
                     num(min.y),
                     num(max.x - min.x),
@@ -523,6 +538,39 @@ impl<'a> Outline<'a> {
             }
         }
     }
+}
+
+/// The convex polygon pieces of body `k`, when its shape is concave or compound, each
+/// placed by the body as the stages place it, as faint outlines.
+fn write_pieces<W: Write + ?Sized>(
+    out: &mut W,
+    scene: &Scene,
+    parts: &[Vec<ConvexPart>],
+    k: usize,
+) -> io::Result<()> {
+    let body = &scene.bodies[k];
+    let many = matches!(
+        scene.shapes.get(body.shape as usize),
+        Some(Shape::Concave(_) | Shape::Compound(_))
+    );
+    let Some(own) = parts.get(body.shape as usize).filter(|_| many) else {
+        return Ok(());
+    };
+    let origin = DVec2::new(body.position.x as f64, body.position.y as f64);
+    let (sin, cos) = (body.angle as f64).sin_cos();
+    for part in own {
+        if let ConvexPart::Polygon(vertices) = part {
+            let points = vertices
+                .iter()
+                .map(|v| {
+                    let (x, y) = (v.x as f64, v.y as f64);
+                    origin + DVec2::new(cos * x - sin * y, sin * x + cos * y)
+                })
+                .collect();
+            Outline::Polygon(points).write(out, "piece", "")?;
+        }
+    }
+    Ok(())
 }
 
 /// A capsule's outline as a polygon: each end's half circle in `CAP_STEPS` steps, joined
