@@ -7,7 +7,10 @@ use serde_json::{json, Value};
 use gpu_collide::{Collider, ContactKind, CpuCollider, Scene};
 
 use crate::oracle::motion::swept_oracle;
-use crate::support::{assert_every_backend, crowded_scene, hundredths, Lcg, CENTRES};
+use crate::support::{
+    assert_every_backend, crowded_scene, hundredths, pairs_across_the_range,
+    queries_across_the_range, Lcg, CENTRES,
+};
 
 /// Capsules of every form the format names: long and short, thick and of no width, a
 /// point, a circle off the origin; then a polygon, a circle and a bitmask to meet them.
@@ -58,19 +61,11 @@ fn scene_text(seed: u64, bodies: usize, centre: [f64; 2], speed: f64) -> String 
 
 #[test]
 fn capsule_pairs_agree_with_the_oracle_on_every_backend() {
-    for (k, centre) in CENTRES.iter().enumerate() {
-        for seed in [1, 2] {
-            let text = scene_text(seed + 10 * k as u64, 400, *centre, 0.0);
-            let scene = Scene::from_json(&text).expect("valid scene");
-            let checked =
-                assert_every_backend(&format!("capsules at {centre:?} seed {seed}"), &scene);
-            assert!(
-                checked.truth.pairs.len() > 100,
-                "too few pairs to test: {}",
-                checked.truth.pairs.len()
-            );
-        }
-    }
+    pairs_across_the_range(
+        "capsules",
+        |seed, centre| scene_text(seed, 400, centre, 0.0),
+        100,
+    );
 }
 
 #[test]
@@ -121,20 +116,9 @@ fn capsule_contacts_agree_with_the_oracle_on_every_backend() {
 
 #[test]
 fn capsule_queries_agree_with_the_oracle_on_every_backend() {
-    for (k, centre) in CENTRES.iter().enumerate() {
-        let what = format!("capsule queries at {centre:?}");
-        let text = scene_text(6 + 10 * k as u64, 400, *centre, 0.0);
-        let mut scene = Scene::from_json(&text).expect("valid scene");
-        scene.queries = crate::queries::random_batch(&scene, 600, 7 + k as u64);
-        // The cpu backend against the reference and the oracle, the gpu against both.
-        let found = crate::queries::answers(&what, &scene);
-        let hits = found.rays.iter().flatten().count();
-        let listed: usize = found.points.iter().chain(&found.boxes).map(Vec::len).sum();
-        assert!(
-            hits > 50 && listed > 100,
-            "{what}: too few answers to test ({hits} hits, {listed} listed)"
-        );
-    }
+    queries_across_the_range("capsule queries", |seed, centre| {
+        scene_text(seed, 400, centre, 0.0)
+    });
 }
 
 /// The pairs of `shapes` placed by `bodies`, on every backend (each held to the oracle).

@@ -12,7 +12,10 @@ use gpu_collide::{Collider, Contact, ContactKind, CpuCollider, GpuCollider, Scen
 
 use crate::oracle::contact::Reported;
 use crate::oracle::parts::{PartContact, PartsOracle};
-use crate::support::{assert_every_backend, crowded_scene, gpu, hundredths, Lcg, CENTRES};
+use crate::support::{
+    assert_every_backend, crowded_scene, gpu, hundredths, pairs_across_the_range,
+    queries_across_the_range, Lcg, CENTRES,
+};
 
 /// A star-shaped outline of `n` vertices about the origin (simple whatever the radii:
 /// its angles increase), some of its sides with a straight vertex in their middle.
@@ -84,19 +87,11 @@ fn scene_text(seed: u64, bodies: usize, centre: [f64; 2], speed: f64) -> String 
 
 #[test]
 fn concave_and_compound_pairs_agree_with_the_oracle_on_every_backend() {
-    for (k, centre) in CENTRES.iter().enumerate() {
-        for seed in [1, 2] {
-            let text = scene_text(seed + 10 * k as u64, 300, *centre, 0.0);
-            let scene = Scene::from_json(&text).expect("valid scene");
-            let what = format!("concave and compound at {centre:?} seed {seed}");
-            let checked = assert_every_backend(&what, &scene);
-            assert!(
-                checked.truth.pairs.len() > 100,
-                "{what}: too few pairs to test: {}",
-                checked.truth.pairs.len()
-            );
-        }
-    }
+    pairs_across_the_range(
+        "concave and compound",
+        |seed, centre| scene_text(seed, 300, centre, 0.0),
+        100,
+    );
 }
 
 #[test]
@@ -114,19 +109,9 @@ fn swept_concave_and_compound_bodies_agree_with_the_oracle_on_every_backend() {
 
 #[test]
 fn queries_of_concave_and_compound_bodies_agree_with_the_oracle_on_every_backend() {
-    for (k, centre) in CENTRES.iter().enumerate() {
-        let what = format!("queries of concave and compound at {centre:?}");
-        let text = scene_text(6 + 10 * k as u64, 300, *centre, 0.0);
-        let mut scene = Scene::from_json(&text).expect("valid scene");
-        scene.queries = crate::queries::random_batch(&scene, 600, 7 + k as u64);
-        let found = crate::queries::answers(&what, &scene);
-        let hits = found.rays.iter().flatten().count();
-        let listed: usize = found.points.iter().chain(&found.boxes).map(Vec::len).sum();
-        assert!(
-            hits > 50 && listed > 100,
-            "{what}: too few answers to test ({hits} hits, {listed} listed)"
-        );
-    }
+    queries_across_the_range("queries of concave and compound", |seed, centre| {
+        scene_text(seed, 300, centre, 0.0)
+    });
 }
 
 /// The `gpu-collide shapes` listing of a scene.

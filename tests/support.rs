@@ -619,3 +619,45 @@ pub fn crowded_scene(
         .collect();
     json!({"shapes": shapes, "bodies": list}).to_string()
 }
+
+/// Pairs held to the oracle on every backend ([`assert_every_backend`]) for the scenes
+/// `scene_text(seed, centre)` gives at each of [`CENTRES`], seeds 1 and 2 (11 and 12,
+/// 21 and 22 further out), each with more than `min_pairs` pairs to test.
+pub fn pairs_across_the_range(
+    what: &str,
+    scene_text: impl Fn(u64, [f64; 2]) -> String,
+    min_pairs: usize,
+) {
+    for (k, centre) in CENTRES.iter().enumerate() {
+        for seed in [1, 2] {
+            let text = scene_text(seed + 10 * k as u64, *centre);
+            let scene = Scene::from_json(&text).expect("valid scene");
+            let what = format!("{what} at {centre:?} seed {seed}");
+            let checked = assert_every_backend(&what, &scene);
+            assert!(
+                checked.truth.pairs.len() > min_pairs,
+                "{what}: too few pairs to test: {}",
+                checked.truth.pairs.len()
+            );
+        }
+    }
+}
+
+/// 600 random rays, points and boxes against the scenes `scene_text(seed, centre)`
+/// gives at each of [`CENTRES`] (seeds 6, 16, 26), answered by the cpu backend against
+/// the reference and the oracle, and by the gpu against both (`queries::answers`).
+pub fn queries_across_the_range(what: &str, scene_text: impl Fn(u64, [f64; 2]) -> String) {
+    for (k, centre) in CENTRES.iter().enumerate() {
+        let what = format!("{what} at {centre:?}");
+        let mut scene =
+            Scene::from_json(&scene_text(6 + 10 * k as u64, *centre)).expect("valid scene");
+        scene.queries = crate::queries::random_batch(&scene, 600, 7 + k as u64);
+        let found = crate::queries::answers(&what, &scene);
+        let hits = found.rays.iter().flatten().count();
+        let listed: usize = found.points.iter().chain(&found.boxes).map(Vec::len).sum();
+        assert!(
+            hits > 50 && listed > 100,
+            "{what}: too few answers to test ({hits} hits, {listed} listed)"
+        );
+    }
+}
