@@ -283,6 +283,28 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// `[x, y]`, two numbers, as a pair; `None` for anything else.
+fn xy(item: &Value) -> Option<(f64, f64)> {
+    item.as_array()
+        .filter(|a| a.len() == 2)
+        .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)))
+}
+
+impl Fields<'_> {
+    /// The required `[x, y]` of field `field`, named `name` in errors.
+    fn required_xy(&self, field: &str, name: &str) -> Result<(f64, f64), SceneError> {
+        let Some(item) = self.object.get(field) else {
+            return Err(self.error(name, "is required"));
+        };
+        xy(item).ok_or_else(|| {
+            self.error(
+                name,
+                format!("must be [x, y] with two numbers, not {}", quote(item)),
+            )
+        })
+    }
+}
+
 /// A short name for the JSON type of `value`, for messages.
 fn kind_of(value: &Value) -> &'static str {
     match value {
@@ -733,20 +755,7 @@ fn parse_box(
 ) -> Result<BoxQuery, SceneError> {
     let fields = Fields::new(location, value, "", &["min", "max", "mask"])?;
     fields.warn_unknown(warnings);
-    let corner = |field: &str| -> Result<(f64, f64), SceneError> {
-        let Some(item) = fields.object.get(field) else {
-            return Err(fields.error(field, "is required"));
-        };
-        item.as_array()
-            .filter(|a| a.len() == 2)
-            .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)))
-            .ok_or_else(|| {
-                fields.error(
-                    field,
-                    format!("must be [x, y] with two numbers, not {}", quote(item)),
-                )
-            })
-    };
+    let corner = |field: &str| fields.required_xy(field, field);
     let (min, max) = (corner("min")?, corner("max")?);
     for (axis, lo, hi) in [("x", min.0, max.0), ("y", min.1, max.1)] {
         if lo > hi {
@@ -838,11 +847,7 @@ fn vertex_list(fields: &Fields, field: &str, value: &Value) -> Result<Vec<glam::
     };
     let mut vertices = Vec::with_capacity(items.len());
     for (k, item) in items.iter().enumerate() {
-        let xy = item
-            .as_array()
-            .filter(|a| a.len() == 2)
-            .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)));
-        let Some((x, y)) = xy else {
+        let Some((x, y)) = xy(item) else {
             return Err(fields.error(
                 field,
                 format!(
@@ -914,19 +919,7 @@ fn parse_capsule(
     fields.warn_unknown(warnings);
     let end = |field: &str| -> Result<glam::Vec2, SceneError> {
         let name = format!("capsule: {field}");
-        let Some(item) = fields.object.get(field) else {
-            return Err(fields.error(&name, "is required"));
-        };
-        let xy = item
-            .as_array()
-            .filter(|a| a.len() == 2)
-            .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)));
-        let Some((x, y)) = xy else {
-            return Err(fields.error(
-                &name,
-                format!("must be [x, y] with two numbers, not {}", quote(item)),
-            ));
-        };
+        let (x, y) = fields.required_xy(field, &name)?;
         Ok(glam::Vec2::new(
             to_f32(&fields, &name, x)?,
             to_f32(&fields, &name, y)?,
