@@ -144,6 +144,27 @@ fn capsule_entry(start: vec2<f32>, delta: vec2<f32>, a: vec2<f32>, b: vec2<f32>,
     return best;
 }
 
+// How far to bring a ray's start along it before testing a shape within `reach` of the
+// origin: the time at which it comes within APPROACH_MARGIN of that circle along the
+// ray (0 when it starts there), or a negative number when the segment ends before it
+// could meet the shape. Twin of geometry::approach, which says why.
+const APPROACH_MARGIN: f32 = 1.0;
+
+fn approach(start: vec2<f32>, delta: vec2<f32>, reach: f32) -> f32 {
+    let largest = max(abs(delta.x), abs(delta.y));
+    if largest == 0.0 {
+        return 0.0;
+    }
+    let d = delta / largest;
+    let length = length(d);
+    let run = (-dot(start, d / length) - (reach + APPROACH_MARGIN)) / largest;
+    // Written so that a number that is not one starts here.
+    if !(run > 0.0) {
+        return 0.0;
+    }
+    return select(-1.0, run / length, run < length);
+}
+
 // |v| without overflow, v scaled by its largest component first. Twin of
 // geometry::scaled_length.
 fn scaled_length(v: vec2<f32>) -> f32 {

@@ -22,6 +22,12 @@ fn library_shape(s: u32) -> PackedShape {
         library_f32(w + 9u), library_u32(w + 10u));
 }
 
+// The radius of a circle about a shape's origin that holds it at every angle. Twin of
+// PackedShape::reach.
+fn shape_reach(shape: PackedShape) -> f32 {
+    return length(max(abs(shape.bounds_min), abs(shape.bounds_max)));
+}
+
 // The kind of shape `s` alone (SHAPE_*), one word rather than the whole record.
 fn library_kind(s: u32) -> u32 {
     return library_u32(s * SHAPE_WORDS + 4u);

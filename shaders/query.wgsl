@@ -775,19 +775,27 @@ fn bitmask_meets_box(m: PackedShape, lo_in: vec2<f32>, hi_in: vec2<f32>, chunk: 
 fn ray_test(q: PackedQuery, body: u32, chunk: u32, chunks: u32, steps: ptr<function, u32>) -> Hit {
     let shape = library_shape(infos[body].shape);
     let place = transforms[body];
-    let start = q.a - place.position;
+    // The ray from its start brought near the body (geometry::entry_from_near).
+    let near = approach(q.a - place.position, q.b, shape_reach(shape));
+    if near < 0.0 {
+        return NO_HIT;
+    }
+    let rest = 1.0 - near;
+    let start = q.a - place.position + q.b * near;
+    let delta = q.b * rest;
     var hit = NO_HIT;
     if shape.kind == SHAPE_POLYGON {
-        hit = ray_polygon(shape, place.rotation, start, q.b);
+        hit = ray_polygon(shape, place.rotation, start, delta);
     } else if shape.kind == SHAPE_CIRCLE {
-        hit = ray_circle(vec2<f32>(0.0), shape.radius, start, q.b);
+        hit = ray_circle(vec2<f32>(0.0), shape.radius, start, delta);
     } else if shape.kind == SHAPE_CAPSULE {
-        let entry = capsule_entry(start, q.b, capsule_end(shape, place.rotation, 0u),
+        let entry = capsule_entry(start, delta, capsule_end(shape, place.rotation, 0u),
             capsule_end(shape, place.rotation, 1u), shape.radius);
         hit = Hit(entry.hit, entry.t, entry.normal);
     } else if shape.kind == SHAPE_BITMASK {
-        hit = ray_bitmask(shape, start, q.b, chunk, chunks, steps);
+        hit = ray_bitmask(shape, start, delta, chunk, chunks, steps);
     }
+    hit.t = near + hit.t * rest;
     if !(hit.hit && hit.t >= 0.0 && hit.t <= 1.0) {
         return NO_HIT;
     }

@@ -450,6 +450,69 @@ fn random_batches_against_the_oracle() {
     }
 }
 
+/// Rays as long as the world, from anywhere in the range the format promises (±16384)
+/// to bodies of every kind and size (0.05 to 1024 across) anywhere else in it, aimed at a
+/// point of the body's box so that some pass through, some graze and some miss: the
+/// entry is judged to 0.01 along rays up to 60000 units long.
+#[test]
+fn long_rays_across_the_world_against_the_oracle() {
+    use crate::support::{hundredths, Lcg};
+    let shapes = vec![
+        json!({"polygon": [[-0.03, -0.02], [0.03, -0.02], [0.0, 0.03]]}),
+        json!({"polygon": [[-4, -4], [4, -4], [4, 4], [-4, 4]]}),
+        json!({"polygon": [[-300, 0], [-150, -260], [150, -260], [300, 0], [150, 260], [-150, 260]]}),
+        json!({"polygon": [[-512, -20], [512, -20], [512, 20], [-512, 20]]}),
+        json!({"circle": 0.05}),
+        json!({"circle": 3.5}),
+        json!({"circle": 512}),
+        json!({"capsule": {"a": [-0.2, 0.1], "b": [0.2, -0.1], "radius": 0.04}}),
+        json!({"capsule": {"a": [-500, 0], "b": [500, 0], "radius": 2}}),
+        json!({"capsule": {"a": [0, 0], "b": [0, 0], "radius": 0}}),
+        json!({"capsule": {"a": [-60, -60], "b": [60, 60], "radius": 0}}),
+        json!({"bitmask": {"width": 5, "height": 3, "rows": ["#.#.#", ".###.", "#...#"]}}),
+    ];
+    // Each shape's size across, to aim at.
+    let sizes = [
+        0.06, 8.0, 600.0, 1024.0, 0.1, 7.0, 1024.0, 0.5, 1004.0, 0.0, 170.0, 5.0,
+    ];
+    let mut random = Lcg(41);
+    let mut bodies = Vec::new();
+    let mut targets = Vec::new();
+    for k in 0..360 {
+        let shape = k % shapes.len();
+        let mut at = [0.0, 0.0].map(|_: f64| random.between(-16384.0, 16384.0));
+        let mut body = json!({"shape": shape, "angle": hundredths(random.between(-3.1, 3.1))});
+        if shape == shapes.len() - 1 {
+            at = at.map(|x| x.round().clamp(-16379.0, 16379.0)); // a bitmask, unturned
+            body = json!({"shape": shape});
+        } else {
+            at = at.map(hundredths);
+        }
+        body["x"] = json!(at[0]);
+        body["y"] = json!(at[1]);
+        bodies.push(body);
+        targets.push((at, sizes[shape]));
+    }
+    let mut scene = Scene::from_json(&json!({"shapes": shapes, "bodies": bodies}).to_string())
+        .expect("valid scene");
+    for k in 0..1500 {
+        let origin = [0.0, 0.0].map(|_: f64| random.between(-16384.0, 16384.0) as f32);
+        let (at, size) = targets[random.below(targets.len())];
+        let aim = at.map(|x| (x + size * random.between(-0.6, 0.6)) as f32);
+        let delta = (Vec2::from(aim) - Vec2::from(origin)) * random.between(1.0, 1.5) as f32;
+        let mask = if k % 7 == 0 { 1 } else { u32::MAX };
+        if delta != Vec2::ZERO {
+            scene
+                .queries
+                .rays
+                .push(Ray::new(origin.into(), delta).with_mask(mask));
+        }
+    }
+    let found = answers("long rays", &scene);
+    let hits = found.rays.iter().flatten().count();
+    assert!(hits > 1000, "too few hits to test: {hits}");
+}
+
 /// Property: a small fixed scene, random queries, shrunk to a minimal failing one.
 #[test]
 fn queries_agree_with_the_oracle_on_small_scenes() {

@@ -4,9 +4,13 @@
 //! Each test works in the body's frame (its position subtracted from the query's), as
 //! the narrow phase does, so that f32 keeps its precision far from the origin.
 //!
+//! - A ray is first brought along itself to just outside the circle that holds the
+//!   body at every angle ([`crate::layout::geometry::approach`]), so that a ray across
+//!   the whole range meets a body as precisely as one that starts beside it.
 //! - A ray against a polygon is clipped by the polygon's edge half-planes (Cyrus-Beck):
 //!   the last edge it enters by is where it meets the polygon, and that edge's normal is
-//!   the hit's. A circle solves one quadratic. A bitmask is walked row by row in the
+//!   the hit's. A circle is entered where the ray, run to its nearest the centre, backs
+//!   off by half the chord ([`crate::layout::geometry::disc_entry`]). A bitmask is walked row by row in the
 //!   ray's direction: in each row the ray crosses, the first set cell along it within
 //!   the columns it covers there is its first hit in that row, and rows are met in order.
 //!   A capsule is entered by one of its end discs or long sides
@@ -29,7 +33,7 @@ use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 
 use super::broad::Grid;
 use super::placed::{cells_between, set_cells_in_row, unit, Convex, Placed, BOX_NORMALS};
-use crate::layout::geometry::{capsule_entry, disc_entry, segments_distance};
+use crate::layout::geometry::{capsule_entry, disc_entry, entry_from_near, segments_distance};
 
 /// The frame's bodies as the query tests read them.
 #[derive(Clone, Copy)]
@@ -66,18 +70,20 @@ impl Bodies<'_> {
     /// number is no hit, rather than an answer the format cannot write.
     pub fn ray_hit(&self, k: usize, ray: &Ray) -> Option<(f32, Option<Vec2>)> {
         let (placed, origin) = self.placed(k);
-        let start = ray.origin - origin;
-        let hit = match &placed {
-            Placed::Polygon { points, normals } => {
-                ray_polygon(&Convex { points, normals }, start, ray.delta)
+        let reach = self.library.shapes[self.infos[k].shape as usize].reach();
+        let hit = entry_from_near(ray.origin - origin, ray.delta, reach, |start, delta| {
+            match &placed {
+                Placed::Polygon { points, normals } => {
+                    ray_polygon(&Convex { points, normals }, start, delta)
+                }
+                Placed::Circle { centre, radius } => ray_circle(*centre, *radius, start, delta),
+                Placed::Capsule { a, b, radius } => capsule_entry(start, delta, *a, *b, *radius),
+                Placed::Bitmask { mask, .. } => {
+                    let m = *mask;
+                    ray_bitmask(self.library, &m, start, delta)
+                }
             }
-            Placed::Circle { centre, radius } => ray_circle(*centre, *radius, start, ray.delta),
-            Placed::Capsule { a, b, radius } => capsule_entry(start, ray.delta, *a, *b, *radius),
-            Placed::Bitmask { mask, .. } => {
-                let m = *mask;
-                ray_bitmask(self.library, &m, start, ray.delta)
-            }
-        };
+        });
         hit.filter(|(t, _)| (0.0..=1.0).contains(t))
             .map(|(t, normal)| (t, normal.filter(|n| n.is_finite())))
     }

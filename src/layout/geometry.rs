@@ -140,8 +140,9 @@ impl Aabb {
 /// between terms of the size of `|delta|²` (the quadratic's discriminant lost every hit
 /// once `|delta|` reached a few thousand) and nothing overflows for any finite input:
 /// `delta` is scaled by its largest component before its length is taken. The entry
-/// point is off by a few ulp of `|start|` (about 0.005 at 32768 units), within the
-/// format's band of 0.01.
+/// point is off by a few ulp of `|start|` (0.015 at 46341 units, past the format's band
+/// of 0.01), so rays are brought near the disc first ([`approach`]); a swept circle's
+/// start is within its motion, whose tolerance grows with it.
 pub fn disc_entry(start: Vec2, radius: f32, delta: Vec2) -> Option<(f32, Option<Vec2>)> {
     if scaled_length(start) <= radius {
         return Some((0.0, None));
@@ -169,6 +170,54 @@ pub fn disc_entry(start: Vec2, radius: f32, delta: Vec2) -> Option<(f32, Option<
     let t = (run / reach).min(1.0);
     let point = across * side - u * half;
     Some((t, Some(point)))
+}
+
+/// How far to bring a ray's start along it before testing a shape within `reach` of
+/// the origin: `Some(t)`, the time at which `start + t·delta` comes within
+/// [`APPROACH_MARGIN`] of that circle's reach along the ray (0 when it starts there), or
+/// `None` when the segment, `t` in `[0, 1]`, ends before it could meet the shape. WGSL
+/// `approach`.
+///
+/// An entry computed from a start far from the shape carries the rounding of the start's
+/// distance, a few ulp of it: 0.015 at the 46341 units between opposite corners of the
+/// format's range, and worse where that rounding tips a choice (a capsule's end disc
+/// missed by a ray running along it). From the near start every length in the test is
+/// at most the shape's size, and the only roundings at the scale of the world are the
+/// near start's own (half an ulp of its coordinates) and the time's (`t + t'·(1 - t)`).
+pub fn approach(start: Vec2, delta: Vec2, reach: f32) -> Option<f32> {
+    let largest = delta.x.abs().max(delta.y.abs());
+    if largest == 0.0 {
+        return Some(0.0);
+    }
+    let d = delta / largest;
+    let length = d.length(); // |delta| / largest, in [1, √2]
+    // The distance run before the ray is at the margin of the reach, at its nearest.
+    let run = (-start.dot(d / length) - (reach + APPROACH_MARGIN)) / largest;
+    // A number that is not one (far past the format's range) starts here.
+    if run.is_nan() || run <= 0.0 {
+        return Some(0.0);
+    }
+    (run < length).then(|| run / length)
+}
+
+/// How far outside a shape's reach [`approach`] leaves a ray's start: far more than the
+/// rounding of the run it skips (a few hundredths at the format's range), so that the
+/// near start is outside the shape and the ray's first entry lies ahead of it.
+pub const APPROACH_MARGIN: f32 = 1.0;
+
+/// The first entry `entry(start, delta)` of the segment, `t` in `[0, 1]`, computed from
+/// its start brought near the shape ([`approach`]): the entry of the rest of the
+/// segment, `start + t0·delta` to its end, timed back on the whole segment.
+pub fn entry_from_near<T>(
+    start: Vec2,
+    delta: Vec2,
+    reach: f32,
+    entry: impl FnOnce(Vec2, Vec2) -> Option<(f32, T)>,
+) -> Option<(f32, T)> {
+    let t0 = approach(start, delta, reach)?;
+    let rest = 1.0 - t0;
+    let (t, found) = entry(start + delta * t0, delta * rest)?;
+    Some((t0 + t * rest, found))
 }
 
 /// `|v|` without overflow, `v` scaled by its largest component first. WGSL
@@ -199,6 +248,8 @@ pub fn ceil_i32(x: f32) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    use std::f32::consts::TAU;
+
     use super::*;
 
     #[test]
@@ -214,59 +265,179 @@ mod tests {
             assert_eq!(ceil_i32(x), x.ceil() as i32, "ceil {x}");
         }
     }
-    use proptest::prelude::*;
+    use glam::DVec2;
 
-    /// The distance from `p` to the origin's circle of `radius` (negative inside), in f64.
-    fn off_circle(p: [f64; 2], radius: f32) -> f64 {
-        p[0].hypot(p[1]) - radius as f64
+    /// Numbers in `[0, 1)`, the same ones every run.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn unit(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        fn between(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * self.unit()
+        }
     }
 
-    /// Where the f64 segment comes closest to the origin.
-    fn closest(start: Vec2, delta: Vec2) -> f64 {
-        let (s, d) = (start.as_dvec2(), delta.as_dvec2());
-        let t = (-s.dot(d) / d.dot(d)).clamp(0.0, 1.0);
-        (s + t * d).length()
+    /// The distance from `p` to the segment `a b`, in f64.
+    fn to_segment(p: DVec2, a: DVec2, b: DVec2) -> f64 {
+        let ab = b - a;
+        let s = if ab == DVec2::ZERO {
+            0.0
+        } else {
+            ((p - a).dot(ab) / ab.dot(ab)).clamp(0.0, 1.0)
+        };
+        (p - a - ab * s).length()
     }
 
-    proptest! {
-        /// Over the format's range (starts up to the world's diagonal from the circle,
-        /// radii from 0.05 to 512, segments up to twice the diagonal, aimed at the circle
-        /// from head-on to past its edge), the entry point lies within 0.01 of the circle
-        /// and a miss never passes deeper than 0.01 inside it.
-        #[test]
-        fn disc_entry_is_within_the_band_across_the_range(
-            distance in 0.0f32..46341.0,
-            heading in 0.0f32..std::f32::consts::TAU,
-            radius_log in (0.05f32).ln()..(512.0f32).ln(),
-            aim in -1.3f32..1.3,
-            reach in 0.0f32..2.0,
-        ) {
-            let radius = radius_log.exp();
-            let start = Vec2::from_angle(heading) * distance;
-            let towards = -start.normalize_or(Vec2::X);
-            let past = towards.perp() * (aim * radius);
-            let delta = (towards * distance + past) * reach;
-            prop_assume!(delta != Vec2::ZERO);
-            match disc_entry(start, radius, delta) {
-                Some((t, point)) => {
-                    prop_assert!((0.0..=1.0).contains(&t));
-                    let at = start.as_dvec2() + t as f64 * delta.as_dvec2();
-                    let off = off_circle(at.to_array(), radius);
-                    match point {
-                        None => prop_assert!(t == 0.0 && off <= 0.01, "starts {off} off the circle"),
-                        Some(p) => {
-                            prop_assert!(off.abs() <= 0.01, "enters {off} off the circle (t {t})");
-                            let between = (p.as_dvec2() - at).length();
-                            prop_assert!(between <= 0.02, "entry point {p} is {between} from the segment's");
-                        }
+    /// The first `t` in `[0, 1]` at which `start + t·delta` is within `radius` of the
+    /// segment `a b`, in f64 and solved directly: 0 when it starts there, else the first
+    /// entry into an end disc or across a long side.
+    fn first_within(start: DVec2, delta: DVec2, a: DVec2, b: DVec2, radius: f64) -> Option<f64> {
+        if radius < 0.0 {
+            return None;
+        }
+        if to_segment(start, a, b) <= radius {
+            return Some(0.0);
+        }
+        let (length, mut first) = (delta.length(), None::<f64>);
+        let mut keep = |t: f64| {
+            if (0.0..=1.0).contains(&t) && first.is_none_or(|f| t < f) {
+                first = Some(t);
+            }
+        };
+        let u = delta / length;
+        for end in [a, b] {
+            let (along, side) = (-(start - end).dot(u), (start - end).perp_dot(u));
+            if side.abs() <= radius {
+                keep((along - (radius * radius - side * side).sqrt()) / length);
+            }
+        }
+        let ab = b - a;
+        if ab != DVec2::ZERO {
+            let n = ab.perp().normalize();
+            for facing in [n, -n] {
+                let (gap, approach) = ((start - a).dot(facing) - radius, -delta.dot(facing));
+                if gap >= 0.0 && approach > 0.0 {
+                    let t = gap / approach;
+                    let reached = (start + delta * t - a).dot(ab) / ab.dot(ab);
+                    if (0.0..=1.0).contains(&reached) {
+                        keep(t);
                     }
-                }
-                None => {
-                    let nearest = closest(start, delta);
-                    prop_assert!(nearest >= radius as f64 - 0.01, "missed, passing {nearest} from the centre");
                 }
             }
         }
+        first
+    }
+
+    /// What is wrong, by the format's rules for rays, with `found` as the entry of the
+    /// segment into the capsule `a b` of `radius`: the point entered must be within 0.01
+    /// of the boundary, and no later (by 0.01 along the segment) than the segment first
+    /// lies 0.01 deep; a miss must never lie 0.01 deep; a start inside must be within 0.01
+    /// of it.
+    fn entry_problem(
+        (start, delta): (Vec2, Vec2),
+        (a, b, radius): (Vec2, Vec2, f32),
+        found: Option<(f32, Option<Vec2>)>,
+    ) -> Option<String> {
+        let (s, d, a, b, r) = (
+            start.as_dvec2(),
+            delta.as_dvec2(),
+            a.as_dvec2(),
+            b.as_dvec2(),
+            radius as f64,
+        );
+        let off = |t: f64| to_segment(s + d * t, a, b) - r;
+        let deep = first_within(s, d, a, b, r - 0.01);
+        match found {
+            None => deep.map(|t| format!("missed, but it is 0.01 deep at {t}")),
+            Some((t, None)) => (t != 0.0 || off(0.0) > 0.01)
+                .then(|| format!("starts inside at t {t}, {} from the boundary", off(0.0))),
+            Some((t, Some(_))) => {
+                let (t, slack) = (t as f64, 0.01 / d.length());
+                if off(t).abs() > 0.01 {
+                    Some(format!("enters {} off the boundary at t {t}", off(t)))
+                } else {
+                    deep.filter(|&deep| t > deep + slack)
+                        .map(|deep| format!("enters at {t}, but it is 0.01 deep at {deep}"))
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rays_brought_near_enter_within_the_band_across_the_range() {
+        // Discs, capsules and segments of every size the format allows, about the
+        // origin; segments from up to the diagonal of the range (46341) away, aimed at a
+        // point by the shape (along its segment and past its ends, up to half its
+        // radius again out), reaching half to one and a half times that far.
+        let mut random = Lcg(17);
+        let mut worst = 0.0f64;
+        for case in 0..60_000 {
+            let size = random.between(0.02f32.ln(), 512f32.ln()).exp();
+            let a = Vec2::from_angle(random.between(0.0, TAU)) * size * random.unit();
+            let b = match case % 3 {
+                0 => a, // a disc
+                _ => a + Vec2::from_angle(random.between(0.0, TAU)) * size * 2.0,
+            };
+            let radius = if case % 3 == 2 { 0.0 } else { size * random.unit() };
+            let reach = (a.abs().max(b.abs()) + radius).length();
+            let distance = if case % 2 == 0 {
+                random.unit() * 46341.0
+            } else {
+                random.between(0.01f32.ln(), 46341f32.ln()).exp()
+            };
+            let start = Vec2::from_angle(random.between(0.0, TAU)) * distance;
+            let towards = (b - a).normalize_or(Vec2::X).perp();
+            let target = a.lerp(b, random.between(-0.2, 1.2))
+                + towards * (radius * random.between(-1.5, 1.5));
+            let delta = (target - start) * random.between(0.5, 1.5);
+            if delta == Vec2::ZERO {
+                continue;
+            }
+            let found = entry_from_near(start, delta, reach, |s, d| {
+                if a == b {
+                    disc_entry(s - a, radius, d)
+                } else {
+                    capsule_entry(s, d, a, b, radius)
+                }
+            });
+            if let Some((t, Some(_))) = found {
+                let at = start.as_dvec2() + delta.as_dvec2() * t as f64;
+                worst = worst.max((to_segment(at, a.as_dvec2(), b.as_dvec2()) - radius as f64).abs());
+            }
+            let problem = entry_problem((start, delta), (a, b, radius), found);
+            assert!(
+                problem.is_none(),
+                "start {start}, delta {delta}, ends {a} {b}, radius {radius}: {}",
+                problem.unwrap_or_default()
+            );
+        }
+        // Half the band, leaving the rest to the rounding of the ray's start into the
+        // body's frame (half an ulp of a coordinate, 0.002 at the range's edge).
+        assert!(worst <= 0.005, "entries up to {worst} off the boundary");
+    }
+
+    #[test]
+    fn a_ray_is_brought_near_only_from_afar() {
+        // From 100 units out towards a shape of reach 10: to 11 units from its centre.
+        let t = approach(Vec2::new(-100.0, 5.0), Vec2::new(200.0, 0.0), 10.0);
+        assert_eq!(t, Some((100.0 - 11.0) / 200.0));
+        // Starting within the margin, or moving away: not moved.
+        assert_eq!(approach(Vec2::new(-10.5, 0.0), Vec2::X, 10.0), Some(0.0));
+        assert_eq!(approach(Vec2::new(-100.0, 0.0), -Vec2::X, 10.0), Some(0.0));
+        // Ending before the reach: nothing to meet.
+        assert_eq!(approach(Vec2::new(-100.0, 0.0), Vec2::new(80.0, 0.0), 10.0), None);
+        // The time is taken back onto the whole ray.
+        let hit = entry_from_near(Vec2::new(-100.0, 0.0), Vec2::new(200.0, 0.0), 10.0, |s, d| {
+            disc_entry(s, 1.0, d)
+        });
+        assert_eq!(hit.map(|(t, _)| t), Some(99.0 / 200.0));
     }
 
     #[test]

@@ -247,6 +247,14 @@ impl PackedShape {
     pub fn shape_kind(&self) -> ShapeKind {
         ShapeKind::from_index(self.kind).expect("a packed shape's kind is a ShapeKind index")
     }
+
+    /// The radius of a circle about the shape's origin that holds it at every angle: the
+    /// distance to its bounds' farthest corner. WGSL `shape_reach`.
+    pub fn reach(&self) -> f32 {
+        let [x0, y0] = self.bounds_min;
+        let [x1, y1] = self.bounds_max;
+        glam::Vec2::new(x0.abs().max(x1.abs()), y0.abs().max(y1.abs())).length()
+    }
 }
 
 /// A polygon vertex and the outward unit normal of the edge that starts at it,
