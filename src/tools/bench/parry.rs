@@ -10,7 +10,8 @@
 //!
 //! Shapes are converted once, when the collider is made ([`super::shapes`], shared
 //! with the rapier2d baseline): polygons unmodified, circles as balls, a bitmask as a
-//! compound of one cuboid per run of set cells in a row, each inset by [`CELL_INSET`].
+//! compound of one cuboid per run of set cells in a row (extended down where the next
+//! rows repeat the run), each inset by [`CELL_INSET`].
 //!
 //! Swept pairs and query batches are answered with parry's own queries, so that the
 //! benchmark compares like with like:

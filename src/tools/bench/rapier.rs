@@ -8,11 +8,15 @@
 //! rapier's broad phase (`BroadPhaseBvh`, a BVH that it refits and updates from the
 //! colliders that changed) and its narrow phase (the graph of pairs whose fattened boxes
 //! overlap, updated as pairs appear and go). Each frame:
-//! 1. every collider gets its body's position and rotation (`Collider::set_position`),
-//!    and its filter if the body's changed (`set_collision_groups` changes nothing when
-//!    the groups are the same);
-//! 2. `CollisionPipeline::step` (broad phase, then the narrow phase on every pair with a
-//!    moved collider);
+//! 1. a collider whose body moved gets its position and rotation
+//!    (`Collider::set_position`), and its filter if the body's changed; a collider whose
+//!    body did not change is not touched, so it stays out of rapier's modified set. A body
+//!    that jumped farther than [`JUMP`] (a bullet wrapping at the world's edge) gets a new
+//!    collider instead, as a game respawns it: moved in place, its BVH leaf would stretch
+//!    the boxes above it across the world, and measured on bullet-hell that costs every
+//!    later frame about twice the time;
+//! 2. `CollisionPipeline::step` with a prediction distance of 0 (broad phase, then the
+//!    narrow phase on every pair with a moved collider);
 //! 3. the pairs of the narrow phase's intersection graph marked intersecting, mapped back
 //!    to bodies (each collider's `user_data` is its body's index) and sorted.
 //!
@@ -20,15 +24,29 @@
 //! body, and a collider without a parent is placed directly), with
 //! `ActiveCollisionTypes::all()` so that pairs of such colliders are tested at all; a
 //! sensor pair is an exact `intersection_test` of the two shapes, the question the other
-//! backends answer. No events are asked for: the pairs are read from the graph.
+//! backends answer, and no contact manifold is computed (the contact graph stays empty).
+//! No events and no hooks are asked for (`ActiveEvents` and `ActiveHooks` are empty): the
+//! pairs are read from the graph.
 //!
 //! Shapes are those of the parry2d baseline ([`super::shapes`]; rapier2d is built on the
 //! same parry2d): polygons with their vertices unmodified, circles as balls, a bitmask as
-//! a compound of one cuboid per run of set cells in a row, each inset by
-//! [`super::shapes::CELL_INSET`].
+//! a compound of one cuboid per run of set cells in a row (extended down where the next
+//! rows repeat the run), each inset by [`super::shapes::CELL_INSET`]; one shape per
+//! library shape, shared by its colliders.
 //!
-//! Threads: rapier2d's `parallel` feature is on, so its broad phase and its narrow
-//! phase run on rayon's pool, as the cpu backend's stages do.
+//! Threads: one. rapier2d's `parallel` feature is off: on the benchmark's two-core
+//! machines rapier ran as fast or faster on one thread than on rayon's pool (the
+//! comparison is in BENCHMARKS.md).
+//!
+//! Set-ups measured and not kept, each answering the same pairs: rapier's
+//! `PhysicsPipeline` with a kinematic position-based body per collider, as its
+//! documentation suggests for moving colliders, was 20 to 60% slower (bodies, islands
+//! and the solver's bookkeeping on top of the same broad and narrow phases; moving the
+//! bodies with `set_next_kinematic_position` would even give the previous frame's
+//! pairs, the bodies reaching their next pose only at the end of the step);
+//! `set_position_wrt_parent` applies only to colliders attached to a body; bitmasks as
+//! `Voxels` shapes were 4 to 8 times slower on the bitmask scene than the compounds;
+//! the broad phase's adaptive change-detection margin made no measurable difference.
 //!
 //! Swept pairs and queries are not answered ([`Error::Unsupported`], which the benchmark
 //! skips with a note). Swept frames: rapier's continuous collision detection moves
@@ -55,6 +73,15 @@ use crate::input::library::ShapeLibrary;
 
 /// The name this baseline gives in its errors.
 const BACKEND: &str = "rapier2d baseline";
+
+/// How far a body may move in one frame, in world units, and keep its collider: one
+/// that moves farther (a bullet wrapping at the world's edge) gets a new collider, as a
+/// game despawns and respawns such a body. Moved in place, its leaf in rapier's BVH would
+/// stretch every box above it across the jump until the tree's incremental optimizer
+/// repairs them, and the traversal of every later frame pays for the stretched boxes.
+/// 64 units is far beyond any steady motion of the benchmark's scenes (the fastest
+/// bullets move about 8 units a frame, drifting bodies half a unit, bitmasks one).
+pub const JUMP: f32 = 64.0;
 
 /// A body's filter as rapier's collision groups: memberships are the layer, the filter
 /// is the mask, and the test is `InteractionTestMode::And`, which rapier evaluates as
@@ -159,9 +186,11 @@ impl RapierCollider {
         }
     }
 
-    /// Brings the collider set to this frame's bodies: every collider moved to its
-    /// body's pose; a collider made for a body new to the set, and its shape replaced
-    /// where the body's shape changed; removed for bodies gone or without a shape.
+    /// Brings the collider set to this frame's bodies: a collider made for a body new to
+    /// the set, or whose body jumped ([`JUMP`]); its shape replaced where the body's shape
+    /// changed; its pose and groups set where they changed, so a collider whose body did
+    /// not move stays out of rapier's modified set; removed for bodies gone or without a
+    /// shape.
     fn place(&mut self, bodies: &[Body]) {
         while self.slots.len() > bodies.len() {
             let slot = self.slots.pop().flatten();
@@ -169,32 +198,58 @@ impl RapierCollider {
         }
         self.slots.resize(bodies.len(), None);
         for (i, body) in bodies.iter().enumerate() {
-            let shape = self.shapes.get(body.shape as usize).cloned().flatten();
-            let slot = self.slots[i];
-            let Some(shape) = shape else {
+            let has_shape = matches!(self.shapes.get(body.shape as usize), Some(Some(_)));
+            let mut slot = self.slots[i];
+            if !has_shape {
                 self.slots[i] = None;
                 self.remove(slot);
                 continue;
-            };
-            let existing = slot.and_then(|s| Some((s, self.colliders.get_mut(s.handle)?)));
-            match existing {
+            }
+            let (at, filter) = (pose(body), groups(body));
+            let jumped = slot
+                .and_then(|s| self.colliders.get(s.handle))
+                .is_some_and(|c| c.position().translation.distance(at.translation) > JUMP);
+            if jumped {
+                self.remove(slot);
+                slot = None;
+            }
+            let current = slot.and_then(|s| Some((s, self.colliders.get(s.handle)?)));
+            match current {
                 Some((slot, collider)) => {
-                    if slot.shape != body.shape {
-                        collider.set_shape(shape);
+                    let same_shape = slot.shape == body.shape;
+                    if same_shape
+                        && *collider.position() == at
+                        && collider.collision_groups() == filter
+                    {
+                        continue;
+                    }
+                    let Some(collider) = self.colliders.get_mut(slot.handle) else {
+                        continue;
+                    };
+                    if !same_shape {
+                        if let Some(Some(shape)) = self.shapes.get(body.shape as usize) {
+                            collider.set_shape(shape.clone());
+                        }
                         self.slots[i] = Some(Slot {
                             handle: slot.handle,
                             shape: body.shape,
                         });
                     }
-                    collider.set_position(pose(body));
-                    collider.set_collision_groups(groups(body));
+                    if *collider.position() != at {
+                        collider.set_position(at);
+                    }
+                    // Changes nothing when the groups are the same.
+                    collider.set_collision_groups(filter);
                 }
                 None => {
-                    let collider = ColliderBuilder::new(shape)
+                    let Some(Some(shape)) = self.shapes.get(body.shape as usize) else {
+                        continue;
+                    };
+                    let collider = ColliderBuilder::new(shape.clone())
                         .sensor(true)
                         .active_collision_types(ActiveCollisionTypes::all())
-                        .collision_groups(groups(body))
-                        .position(pose(body))
+                        .collision_groups(filter)
+                        .position(at)
                         .user_data(i as u128)
                         .build();
                     self.slots[i] = Some(Slot {
@@ -438,6 +493,44 @@ mod tests {
         ));
         rapier.set_max_pairs(6);
         assert_eq!(rapier.find_pairs(&pile).expect("pairs").len(), 6);
+    }
+
+    /// A body that jumps farther than [`JUMP`] gets a new collider, which pairs where it
+    /// landed; a body that stays put keeps its collider; one that moves less keeps it too.
+    #[test]
+    fn a_body_that_jumps_gets_a_new_collider() {
+        let scene = Scene {
+            shapes: vec![Shape::Circle(Circle::new(1.0))],
+            ..Scene::default()
+        };
+        let mut rapier = RapierCollider::new(scene.validate().expect("valid")).expect("rapier");
+        let at = |x: f32| Body::new(0, Vec2::new(x, 0.0));
+        let handles = |r: &RapierCollider| -> Vec<ColliderHandle> {
+            r.slots
+                .iter()
+                .map(|s| s.expect("a collider").handle)
+                .collect()
+        };
+        let far = 1.5 * JUMP;
+        assert_eq!(
+            rapier
+                .find_pairs(&[at(0.0), at(1.5), at(far)])
+                .expect("pairs"),
+            vec![[0, 1]]
+        );
+        let before = handles(&rapier);
+        // Body 1 wraps to body 2; body 2 moves a little.
+        assert_eq!(
+            rapier
+                .find_pairs(&[at(0.0), at(far + 1.0), at(far + 0.5)])
+                .expect("pairs"),
+            vec![[1, 2]]
+        );
+        let after = handles(&rapier);
+        assert_eq!(after[0], before[0], "a body that stays keeps its collider");
+        assert_ne!(after[1], before[1], "a body that jumps gets a new one");
+        assert_eq!(after[2], before[2], "a body that moves keeps its collider");
+        assert_eq!(rapier.colliders.len(), 3);
     }
 
     #[test]
