@@ -272,11 +272,21 @@ fn reflex_count(outline: &[Vec2]) -> usize {
         .count()
 }
 
-/// A lower bound on the pieces of any cut by diagonals, sharper than `ceil(r/2) + 1`: a
-/// reflex vertex with one diagonal needs it inside its wedge (the directions that leave
-/// at most 180° on either side), so a reflex vertex from which no diagonal runs inside
-/// its wedge needs two; each diagonal has two ends, and `d` diagonals make `d + 1` pieces.
-fn wedge_lower_bound(outline: &[Vec2]) -> usize {
+/// A lower bound on the pieces of any cut by diagonals, sharper than `ceil(r/2) + 1`.
+///
+/// In a cut into convex pieces every reflex vertex has a diagonal, and a reflex vertex
+/// with exactly one has it inside its wedge (the directions that leave at most 180° on
+/// either side). Let `s` of the `r` reflex vertices have one diagonal, the rest two or
+/// more: counting ends, `d >= (s + 2(r - s)) / 2`. A diagonal whose two ends both have
+/// no other lies in both ends' wedges; those diagonals share no end and cross none of
+/// each other, so there are at most `M`, the largest such set of mutual diagonals
+/// (found below by an interval recursion over the boundary order, in which two
+/// diagonals cross exactly when their ends interleave); so `d >= s - M`. And `s` is at
+/// most the number `w` of reflex vertices with any diagonal in their wedge. `d`
+/// diagonals make `d + 1` pieces, so the bound is `1 + min over s <= w of max(ceil((2r -
+/// s) / 2), s - M)`: the wedge bound alone when `s = w` decides it, more where mutual
+/// diagonals are few (on sharp stars they run across the star and cross each other).
+fn diagonal_lower_bound(outline: &[Vec2]) -> usize {
     let mut p: Vec<[f64; 2]> = outline.iter().copied().map(p64).collect();
     if signed_area(&p) < 0.0 {
         p.reverse();
@@ -291,23 +301,57 @@ fn wedge_lower_bound(outline: &[Vec2]) -> usize {
             }
         })
     };
-    let mut needs = 0usize;
-    for v in 0..n {
+    // Whether the diagonal from reflex vertex v towards vertex b lies in v's wedge.
+    let in_wedge = |v: usize, b: usize| {
         let (before, here, after) = (p[(v + n - 1) % n], p[v], p[(v + 1) % n]);
-        if cross(before, here, after) >= 0.0 {
-            continue;
+        b != v
+            && b != (v + 1) % n
+            && b != (v + n - 1) % n
+            && cross(here, after, p[b]) >= 0.0
+            && cross(here, p[b], before) >= 0.0
+    };
+    let reflex: Vec<usize> = (0..n)
+        .filter(|&v| cross(p[(v + n - 1) % n], p[v], p[(v + 1) % n]) < 0.0)
+        .collect();
+    let (r, k) = (reflex.len(), reflex.len());
+    let w = reflex
+        .iter()
+        .filter(|&&v| (0..n).any(|b| in_wedge(v, b) && clear(v, b)))
+        .count();
+    // mutual[x][y]: reflex vertices x and y (positions in `reflex`) joined by a diagonal
+    // in both wedges.
+    let mut mutual = vec![vec![false; k]; k];
+    for x in 0..k {
+        for y in x + 1..k {
+            let (a, b) = (reflex[x], reflex[y]);
+            let ok = in_wedge(a, b) && in_wedge(b, a) && clear(a, b);
+            mutual[x][y] = ok;
+            mutual[y][x] = ok;
         }
-        let single = (0..n).any(|b| {
-            b != v
-                && b != (v + 1) % n
-                && b != (v + n - 1) % n
-                && cross(here, after, p[b]) >= 0.0
-                && cross(here, p[b], before) >= 0.0
-                && clear(v, b)
-        });
-        needs += if single { 1 } else { 2 };
     }
-    needs.div_ceil(2) + 1
+    // most[x][y]: the largest set of mutual diagonals among reflex positions x..=y that
+    // share no end and do not interleave.
+    let mut most = vec![vec![0usize; k + 1]; k + 1];
+    for len in 2..=k {
+        for x in 0..=k - len {
+            let y = x + len - 1;
+            let mut best = most[x + 1][y];
+            for z in x + 1..=y {
+                if mutual[x][z] {
+                    let inside = if z > x + 1 { most[x + 1][z - 1] } else { 0 };
+                    let after = if z < y { most[z + 1][y] } else { 0 };
+                    best = best.max(1 + inside + after);
+                }
+            }
+            most[x][y] = best;
+        }
+    }
+    let m = if k >= 2 { most[0][k - 1] } else { 0 };
+    let d = (0..=w)
+        .map(|s| (2 * r - s).div_ceil(2).max(s.saturating_sub(m)))
+        .min()
+        .unwrap_or(0);
+    d + 1
 }
 
 /// Cuts `outline` and checks the pieces; returns their number.
@@ -394,7 +438,7 @@ fn check_both_windings(what: &str, outline: &[Vec2]) -> [usize; 2] {
 #[test]
 fn random_star_outlines_are_cut_well() {
     let mut ratios = Vec::new();
-    let mut wedge_ratios = Vec::new();
+    let mut diagonal_ratios = Vec::new();
     for seed in 0..60u64 {
         let mut rng = Rng::new(seed);
         let n = 3 + rng.below(254);
@@ -402,14 +446,15 @@ fn random_star_outlines_are_cut_well() {
         let r = reflex_count(&outline);
         let counts = check_both_windings(&format!("star seed {seed} ({n} vertices)"), &outline);
         let bound = r.div_ceil(2) + 1;
-        let wedge_bound = wedge_lower_bound(&outline);
+        let diagonal_bound = diagonal_lower_bound(&outline);
         for pieces in counts {
             assert!(
-                pieces >= bound,
-                "star seed {seed}: {pieces} pieces, fewer than ceil(r/2)+1"
+                pieces >= diagonal_bound.max(bound),
+                "star seed {seed}: {pieces} pieces, fewer than a lower bound (ceil(r/2)+1 \
+                 {bound}, by diagonals {diagonal_bound})"
             );
             ratios.push((pieces as f64 / bound as f64, seed, n, r, pieces));
-            wedge_ratios.push(pieces as f64 / wedge_bound as f64);
+            diagonal_ratios.push(pieces as f64 / diagonal_bound as f64);
         }
     }
     let mean = ratios.iter().map(|r| r.0).sum::<f64>() / ratios.len() as f64;
@@ -427,10 +472,10 @@ fn random_star_outlines_are_cut_well() {
         worst.3,
         worst.4
     );
-    let wedge_mean = wedge_ratios.iter().sum::<f64>() / wedge_ratios.len() as f64;
-    let wedge_worst = wedge_ratios.iter().copied().fold(0.0, f64::max);
+    let diagonal_mean = diagonal_ratios.iter().sum::<f64>() / diagonal_ratios.len() as f64;
+    let diagonal_worst = diagonal_ratios.iter().copied().fold(0.0, f64::max);
     println!(
-        "concave pieces over the wedge lower bound: mean {wedge_mean:.3}, worst {wedge_worst:.3}"
+        "concave pieces over the diagonal lower bound: mean {diagonal_mean:.3}, worst {diagonal_worst:.3}"
     );
 }
 
