@@ -80,7 +80,9 @@ pub trait Collider {
     /// (whose filters agree) have overlapping boxes, instead of holding them all: memory
     /// then stays bounded whatever the scene (a pile of n bodies on one point has
     /// n²/2 such pairs). The default is [`DEFAULT_MAX_PAIRS`]; every backend counts the
-    /// same pairs, so they refuse the same scenes.
+    /// same pairs, so they refuse the same scenes, except over concave or compound
+    /// shapes: there the gpu backend counts pairs of parts, the cpu backend pairs of
+    /// bodies, each boxed around its parts.
     fn set_max_pairs(&mut self, max: u64);
 
     /// Whether the frames that follow measure how long each stage takes

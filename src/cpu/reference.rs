@@ -5,7 +5,7 @@
 use crate::answer::collider::{sorted_pairs, Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::answer::contact::Contact;
 use crate::answer::motion::{any_moving, SweptPair};
-use crate::answer::parts::answers_through_parts;
+use crate::answer::parts::{answers_through_parts, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
@@ -31,6 +31,8 @@ pub struct ReferenceCollider {
     library: ShapeLibrary,
     last: FrameStats,
     max_pairs: u64,
+    /// The parts of the last frame's bodies, its memory reused.
+    expansion: Expansion,
 }
 
 impl ReferenceCollider {
@@ -40,6 +42,7 @@ impl ReferenceCollider {
             library,
             last: FrameStats::default(),
             max_pairs: DEFAULT_MAX_PAIRS,
+            expansion: Expansion::default(),
         }
     }
 
@@ -117,17 +120,27 @@ impl Collider for ReferenceCollider {
     }
 }
 
-/// The frames of the stages: bodies whose shapes are the library's packed shapes.
+/// The frames of the stages: bodies whose shapes are the library's packed shapes. Every
+/// part is a body of the broad phase here (the caller's bodies, `_parts`, are not
+/// looked at): pairs of one body's parts are found, then dropped by [`Expansion`].
 impl ReferenceCollider {
-    fn stage_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+    fn stage_pairs(
+        &mut self,
+        bodies: &[Body],
+        _parts: Option<&Expansion>,
+    ) -> Result<Vec<Pair>, Error> {
         if any_moving(bodies) {
-            let swept = self.stage_swept_pairs(bodies)?;
+            let swept = self.stage_swept_pairs(bodies, None)?;
             return Ok(swept.into_iter().map(|s| s.pair).collect());
         }
         self.pairs_at_start(bodies)
     }
 
-    fn stage_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+    fn stage_contacts(
+        &mut self,
+        bodies: &[Body],
+        _parts: Option<&Expansion>,
+    ) -> Result<Vec<Contact>, Error> {
         let frame = self.frame(bodies, false)?;
         let pairs = narrow::narrow(
             &self.library,
@@ -184,7 +197,11 @@ impl ReferenceCollider {
         })
     }
 
-    fn stage_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+    fn stage_swept_pairs(
+        &mut self,
+        bodies: &[Body],
+        _parts: Option<&Expansion>,
+    ) -> Result<Vec<SweptPair>, Error> {
         let frame = self.frame(bodies, true)?;
         let velocities: Vec<glam::Vec2> = bodies.iter().map(|b| b.velocity).collect();
         let mut pairs = Vec::new();

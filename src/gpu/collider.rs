@@ -35,7 +35,7 @@ use crate::answer::collider::{
 };
 use crate::answer::contact::Contact;
 use crate::answer::motion::SweptPair;
-use crate::answer::parts::answers_through_parts;
+use crate::answer::parts::{answers_through_parts, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::Error;
 use crate::input::body::Body;
@@ -73,6 +73,8 @@ pub struct GpuCollider {
     contacts: bool,
     /// The most queries a slice of a batch holds (`GpuCollider::set_query_slice`).
     query_slice: Option<std::num::NonZeroU32>,
+    /// The parts of the last frame's bodies, its memory reused.
+    expansion: Expansion,
 }
 
 impl GpuCollider {
@@ -86,6 +88,7 @@ impl GpuCollider {
             frames: Frames::default(),
             recordings: Recordings::default(),
             contacts: false,
+            expansion: Expansion::default(),
             query_slice: None,
         })
     }
@@ -400,13 +403,19 @@ pub(crate) struct Found {
     runs: u32,
 }
 
-/// The frames of the stages: bodies whose shapes are the library's packed shapes.
+/// The frames of the stages: bodies whose shapes are the library's packed shapes. Every
+/// part is a body of the broad phase here (the caller's bodies, `_parts`, are not
+/// looked at): pairs of one body's parts are found, then dropped by [`Expansion`].
 impl GpuCollider {
-    pub(crate) fn stage_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
+    pub(crate) fn stage_pairs(
+        &mut self,
+        bodies: &[Body],
+        _parts: Option<&Expansion>,
+    ) -> Result<Vec<Pair>, Error> {
         self.library().check_stage_bodies(bodies)?;
         if crate::answer::motion::any_moving(bodies) {
             return Ok(self
-                .stage_swept_pairs(bodies)?
+                .stage_swept_pairs(bodies, None)?
                 .into_iter()
                 .map(|s| s.pair)
                 .collect());
@@ -418,7 +427,11 @@ impl GpuCollider {
         context.scoped(|| self.find_pairs_checked(bodies))
     }
 
-    fn stage_contacts(&mut self, bodies: &[Body]) -> Result<Vec<Contact>, Error> {
+    fn stage_contacts(
+        &mut self,
+        bodies: &[Body],
+        _parts: Option<&Expansion>,
+    ) -> Result<Vec<Contact>, Error> {
         self.library().check_stage_bodies(bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());
@@ -433,7 +446,11 @@ impl GpuCollider {
         context.scoped(|| self.query_checked(bodies, batch))
     }
 
-    fn stage_swept_pairs(&mut self, bodies: &[Body]) -> Result<Vec<SweptPair>, Error> {
+    fn stage_swept_pairs(
+        &mut self,
+        bodies: &[Body],
+        _parts: Option<&Expansion>,
+    ) -> Result<Vec<SweptPair>, Error> {
         self.library().check_stage_bodies(bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());

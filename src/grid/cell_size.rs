@@ -52,8 +52,37 @@ pub fn choose_grid(
     transforms: &[BodyTransform],
 ) -> GridParams {
     let median = median_extent(library, infos);
-    let waiter_layers = waiter_layers(infos);
     let (stride, sample_infos, sample_boxes) = sample_bodies(library, infos, transforms);
+    choose_multiple(median, infos, stride, &sample_infos, &sample_boxes)
+}
+
+/// [`choose_grid`] for bodies known by their boxes alone (the caller's bodies around
+/// their parts' boxes): the median body is the median of the sampled boxes' larger sides.
+pub fn choose_grid_of_boxes(infos: &[BodyInfo], boxes: &[Aabb]) -> GridParams {
+    let stride = infos.len().div_ceil(SAMPLE).max(1);
+    let sample_infos: Vec<BodyInfo> = infos.iter().step_by(stride).copied().collect();
+    let sample_boxes: Vec<Aabb> = boxes.iter().step_by(stride).copied().collect();
+    let mut sides: Vec<f32> = sample_boxes
+        .iter()
+        .map(|b| (b.max[0] - b.min[0]).max(b.max[1] - b.min[1]))
+        .filter(|side| *side > 0.0 && side.is_finite())
+        .collect();
+    sides.sort_by(f32::total_cmp);
+    // As `median_extent` when no body has a size: any cell finds the same pairs.
+    let median = sides.get(sides.len() / 2).copied().unwrap_or(1.0);
+    choose_multiple(median, infos, stride, &sample_infos, &sample_boxes)
+}
+
+/// The grid whose base cell, among [`MULTIPLES`] of `median`, reads the least for the
+/// sample (every `stride`-th body of `infos`).
+fn choose_multiple(
+    median: f32,
+    infos: &[BodyInfo],
+    stride: usize,
+    sample_infos: &[BodyInfo],
+    sample_boxes: &[Aabb],
+) -> GridParams {
+    let waiter_layers = waiter_layers(infos);
     let cost = |multiple: f32| {
         // The count leaves out entries of other cells, so the sample's layout is moot.
         let params = GridParams {
@@ -62,7 +91,7 @@ pub fn choose_grid(
             waiter_layers,
             layout: TableLayout::SCATTERED,
         };
-        let (cells, entries) = reads(&params, &sample_infos, &sample_boxes);
+        let (cells, entries) = reads(&params, sample_infos, sample_boxes);
         cells as f64 + entries as f64 * stride as f64
     };
     let default = cost(DEFAULT_MULTIPLE);
@@ -89,7 +118,7 @@ pub fn choose_grid(
             waiter_layers,
             layout: TableLayout::SCATTERED,
         },
-        &sample_boxes,
+        sample_boxes,
     )
 }
 

@@ -391,18 +391,21 @@ impl ShapeLibrary {
             Some(parts) => bodies
                 .iter()
                 .enumerate()
-                .try_for_each(|(index, body)| self.check_body_of_parts(parts, index, body)),
+                .try_for_each(|(index, body)| self.place_checked_parts(parts, index, body, |_| {})),
         }
     }
 
-    /// Body `index` of a library with concave or compound shapes: its shape is one of
-    /// the caller's, and each of its parts must pass the rules of a body of that part's
-    /// shape (a bitmask's included), named as the body.
-    fn check_body_of_parts(
+    /// Body `index` of a library with concave or compound shapes, checked, its parts
+    /// handed to `placed` in order as bodies of the stages ([`place_parts`]): its shape
+    /// is one of the caller's, and each of its parts must pass the rules of a body of that
+    /// part's shape (a bitmask's included), named as the body. Checking and placing go
+    /// together so that the parts of a frame's bodies are placed once.
+    pub(crate) fn place_checked_parts(
         &self,
         parts: &Parts,
         index: usize,
         body: &Body,
+        mut placed: impl FnMut(Body),
     ) -> Result<(), SceneError> {
         let Some(&(first, count)) = parts.ranges.get(body.shape as usize) else {
             return Err(SceneError::new(
@@ -422,7 +425,9 @@ impl ShapeLibrary {
                     shape: place.shape,
                     ..*body
                 };
-                return self.check_body(index, &stage);
+                self.check_body(index, &stage)?;
+                placed(stage);
+                return Ok(());
             }
         }
         // The body's own numbers first, then its parts' placements.
@@ -433,8 +438,7 @@ impl ShapeLibrary {
                 ..*body
             },
         )?;
-        for place in own {
-            let part = place_part(body, place);
+        for part in place_parts(body, own) {
             for (field, value) in [
                 ("x", part.position.x),
                 ("y", part.position.y),
@@ -448,6 +452,7 @@ impl ShapeLibrary {
                     ));
                 }
             }
+            placed(part);
         }
         Ok(())
     }
@@ -547,22 +552,28 @@ impl ShapeLibrary {
     }
 }
 
-/// The body of the stages for one part of `body`: the part's packed shape, placed by
-/// the body (its position turned and moved, its angle added), with the body's motion and
-/// filter. Computed in f64 and rounded once.
-pub(crate) fn place_part(body: &Body, place: &PartPlace) -> Body {
+/// The bodies of the stages for the parts `places` of `body`: each part's packed shape,
+/// placed by the body (its position turned and moved, its angle added), with the body's
+/// motion and filter. Computed in f64 and rounded once; the body's turn is computed once
+/// for all its parts.
+pub(crate) fn place_parts<'a>(
+    body: &'a Body,
+    places: &'a [PartPlace],
+) -> impl Iterator<Item = Body> + 'a {
     let (sin, cos) = (body.angle as f64).sin_cos();
-    let (x, y) = (place.offset.x as f64, place.offset.y as f64);
-    let position = Vec2::new(
-        (body.position.x as f64 + cos * x - sin * y) as f32,
-        (body.position.y as f64 + sin * x + cos * y) as f32,
-    );
-    Body {
-        shape: place.shape,
-        position,
-        angle: (body.angle as f64 + place.angle as f64) as f32,
-        ..*body
-    }
+    places.iter().map(move |place| {
+        let (x, y) = (place.offset.x as f64, place.offset.y as f64);
+        let position = Vec2::new(
+            (body.position.x as f64 + cos * x - sin * y) as f32,
+            (body.position.y as f64 + sin * x + cos * y) as f32,
+        );
+        Body {
+            shape: place.shape,
+            position,
+            angle: (body.angle as f64 + place.angle as f64) as f32,
+            ..*body
+        }
+    })
 }
 
 /// A compound's parts as packed shapes placed in its frame, after checking them: 1 to

@@ -239,7 +239,7 @@ impl GpuCollider {
             && c.candidates as u64 <= work.limit
             && work.room.holds(&c);
         if !clean {
-            let pairs = self.stage_pairs(&work.bodies)?;
+            let pairs = self.stage_pairs(&work.bodies, None)?;
             // The submitted run counts too.
             let stats = self.last_frame();
             self.keep_stats(FrameStats {
