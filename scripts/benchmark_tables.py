@@ -50,6 +50,8 @@ RUNS = [
     ("crowded-seed-11", None, ["--scene", "mixed,bitmask", "--bodies", "10000", "--seed", "11", "--frames", "20"]),
     ("bullet-hell-seed-1", None, ["--scene", "bullet-hell", "--bodies", "100000", "--seed", "1", "--frames", "20"]),
     ("bullet-hell-seed-2", None, ["--scene", "bullet-hell", "--bodies", "100000", "--seed", "2", "--frames", "20"]),
+    ("circles-seed-1", None, ["--scene", "circles", "--bodies", "20000", "--seed", "1", "--frames", "20"]),
+    ("circles-seed-2", None, ["--scene", "circles", "--bodies", "20000", "--seed", "2", "--frames", "20"]),
     ("swept-and-queries", None, ["--scene", "swept-bullet-hell,queries", "--bodies", "100000", "--frames", "10"]),
 ]
 
@@ -338,12 +340,13 @@ def render(machines):
             names,
             reports,
         )
-        names = ["unseen", "crowded-seed-11", "suite", "bullet-hell-seed-1", "bullet-hell-seed-2"]
+        names = ["unseen", "crowded-seed-11", "suite", "bullet-hell-seed-1", "bullet-hell-seed-2", "circles-seed-1", "circles-seed-2"]
         picked = dict(sorted(runs_by_key(reports, names, against_parry).items()))
         out += section(
             "Scene by scene against the engines",
             "Crowded 10k scenes of another generator (`scripts/unseen_scenes.py`) and of the "
-            "built-in ones on two seeds, and bullet-hell at 100k on three; median frame in ms; "
+            "built-in ones on two seeds, circles at 20k on two, and bullet-hell at 100k on three; "
+            "median frame in ms; "
             "the ratios divide by the faster of parry2d and rapier2d.",
             frame_table(picked, with_ratios=True),
             names,

@@ -137,7 +137,8 @@ enum Command {
         /// bodies), lasers (bullet-hell with a tenth of the bullets capsules up to 200
         /// long and compound ships) and lasers-as-circles (the same, the lasers circles),
         /// concave (crowded concave outlines) and concave-hulls (the same, each outline its
-        /// convex hull), which run only when named.
+        /// convex hull), circles (crowded circles of six sizes, a particle system), which run
+        /// only when named.
         #[arg(long, value_name = "FILE|NAME[,...]", value_delimiter = ',')]
         scene: Option<Vec<String>>,
         /// Body counts, comma-separated, each from 1 to 16777216 [default:

@@ -151,6 +151,9 @@ pub enum SceneChoice {
     Concave,
     /// `concave-hulls`: the same bodies with each outline its convex hull.
     ConcaveHulls,
+    /// `circles`: circles of six sizes ([`SceneKind::Circles`]), as crowded as `mixed`,
+    /// drifting: a particle system.
+    Circles,
     /// A scene file (`docs/scene-format.md`), its bodies drifting.
     File(PathBuf),
 }
@@ -164,13 +167,14 @@ impl SceneChoice {
     ];
 
     /// Named scenes run only when asked for: slower, and other questions than pairs.
-    pub const EXTRA: [SceneChoice; 6] = [
+    pub const EXTRA: [SceneChoice; 7] = [
         SceneChoice::SweptBulletHell,
         SceneChoice::Queries,
         SceneChoice::Lasers,
         SceneChoice::LasersAsCircles,
         SceneChoice::Concave,
         SceneChoice::ConcaveHulls,
+        SceneChoice::Circles,
     ];
 
     /// A name of [`SceneChoice::NAMED`] or [`SceneChoice::EXTRA`], or else a file path.
@@ -194,6 +198,7 @@ impl SceneChoice {
             SceneChoice::LasersAsCircles => "lasers-as-circles".into(),
             SceneChoice::Concave => "concave".into(),
             SceneChoice::ConcaveHulls => "concave-hulls".into(),
+            SceneChoice::Circles => "circles".into(),
             SceneChoice::File(path) => path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
@@ -379,6 +384,7 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, CliError
                     SceneChoice::LasersAsCircles => Source::Lasers(true),
                     SceneChoice::Concave => Source::Concave(false),
                     SceneChoice::ConcaveHulls => Source::Concave(true),
+                    SceneChoice::Circles => Source::Random(SceneKind::Circles),
                     _ => Source::BulletHell,
                 };
                 let sizes = options
