@@ -801,6 +801,44 @@ mod beyond_the_pair_limit {
             );
         }
     }
+
+    #[test]
+    fn a_limit_passed_by_a_few_pairs_spread_over_threads_is_kept_exactly() {
+        // Four small piles, each followed in the list by 1500 bodies apart from every
+        // other, so that the threads' runs of bodies each find one pile's pairs and none
+        // alone passes the limit: 4 x 6 pairs against limits of 24 and 23.
+        let pile = pile(4);
+        let mut scene = pile.clone();
+        scene.bodies.clear();
+        for k in 0..4 {
+            let corner = Vec2::new(5000.0 * k as f32, 0.0);
+            scene.bodies.extend(pile.bodies.iter().map(|b| Body {
+                position: b.position + corner,
+                ..*b
+            }));
+            scene.bodies.extend((0..1500).map(|m| {
+                let at = Vec2::new((m % 40) as f32, (m / 40) as f32) * 10.0;
+                Body::new(pile.bodies[0].shape, corner + Vec2::new(100.0, 100.0) + at)
+            }));
+        }
+        for (backend, mut collider) in colliders(&scene, 24) {
+            let pairs = collider.find_pairs(&scene.bodies).map(|p| p.len());
+            assert_eq!(pairs.map_err(|e| e.to_string()), Ok(24), "{backend}");
+        }
+        for (backend, mut collider) in colliders(&scene, 23) {
+            let refused = collider.find_pairs(&scene.bodies);
+            assert!(
+                matches!(
+                    refused,
+                    Err(Error::TooManyPairs {
+                        found: 24,
+                        limit: 23
+                    })
+                ),
+                "{backend}: one over the limit: {refused:?}"
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -74,6 +74,13 @@ fn search(
             limit,
         });
     }
+    // The tally may be short of the lists by less than a step each.
+    if candidates.len() as u64 > limit {
+        return Err(Error::TooManyPairs {
+            found: candidates.len() as u64,
+            limit,
+        });
+    }
     Ok(candidates)
 }
 

@@ -117,7 +117,7 @@ pub fn filters_agree(layer_a: u32, mask_a: u32, layer_b: u32, mask_b: u32) -> bo
 
 /// Whether two closed boxes share a point; WGSL `aabbs_overlap`.
 pub fn aabbs_overlap(a: &Aabb, b: &Aabb) -> bool {
-    a.min[0] <= b.max[0] && b.min[0] <= a.max[0] && a.min[1] <= b.max[1] && b.min[1] <= a.max[1]
+    (a.min[0] <= b.max[0]) & (b.min[0] <= a.max[0]) & (a.min[1] <= b.max[1]) & (b.min[1] <= a.max[1])
 }
 
 impl Aabb {
