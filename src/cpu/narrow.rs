@@ -261,6 +261,15 @@ impl PairTest<'_> {
                 let pb = self.placement_in_frame_of(plan.b, plan.a);
                 // Where the last edge of a (of b) found a vertex of b (of a) short of its line.
                 let (mut in_b, mut in_a) = (0, 0);
+                if let (Some(a), Some(b)) = (g.placed(&sa, own_frame), g.placed(&sb, pb)) {
+                    return (first..end).any(|unit| {
+                        if unit < sa.count {
+                            g.beyond_placed_edge(&sa, own_frame, &a, unit, &b, &mut in_b)
+                        } else {
+                            g.beyond_placed_edge(&sb, pb, &b, unit - sa.count, &a, &mut in_a)
+                        }
+                    });
+                }
                 (first..end).any(|unit| {
                     if unit < sa.count {
                         g.beyond_edge(&sa, own_frame, unit, &sb, pb, &mut in_b)
@@ -343,6 +352,15 @@ pub struct Geometry<'a> {
     pub library: &'a ShapeLibrary,
 }
 
+/// The most vertices of a polygon whose vertices [`Geometry::placed`] places once.
+const PLACED: usize = 16;
+
+/// A polygon's vertices placed in a frame ([`Geometry::placed`]).
+struct Placed {
+    points: [Vec2; PLACED],
+    count: usize,
+}
+
 impl Geometry<'_> {
     fn polygon_point(&self, p: &PackedShape, place: Placement, k: u32) -> Vec2 {
         let v = self.library.polygon_vertices[(p.first + k) as usize].position;
@@ -384,6 +402,44 @@ impl Geometry<'_> {
             .find(|&v| self.polygon_point(q, pq, v).dot(axis) <= edge);
         if let Some(v) = short {
             *first = v;
+        }
+        short.is_none()
+    }
+
+    /// The vertices of a polygon of at most [`PLACED`] vertices, placed once: the same
+    /// values [`Self::polygon_point`] gives, which [`Self::beyond_edge`] would otherwise
+    /// compute again for each edge it reads them from.
+    fn placed(&self, p: &PackedShape, place: Placement) -> Option<Placed> {
+        let count = p.count as usize;
+        (count <= PLACED).then(|| {
+            let mut points = [Vec2::ZERO; PLACED];
+            for (k, point) in points[..count].iter_mut().enumerate() {
+                *point = self.polygon_point(p, place, k as u32);
+            }
+            Placed { points, count }
+        })
+    }
+
+    /// [`Self::beyond_edge`] over placed vertices: the same answer, and the same vertex
+    /// left in `*first`.
+    fn beyond_placed_edge(
+        &self,
+        p: &PackedShape,
+        pp: Placement,
+        placed_p: &Placed,
+        k: u32,
+        placed_q: &Placed,
+        first: &mut u32,
+    ) -> bool {
+        let axis = self.polygon_normal(p, pp, k);
+        let edge = placed_p.points[k as usize].dot(axis);
+        let q = &placed_q.points[..placed_q.count];
+        let start = *first as usize;
+        let short = (start..q.len())
+            .chain(0..start)
+            .find(|&v| q[v].dot(axis) <= edge);
+        if let Some(v) = short {
+            *first = v as u32;
         }
         short.is_none()
     }

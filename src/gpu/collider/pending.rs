@@ -47,8 +47,11 @@ impl GpuCollider {
                 "{MAX_FRAMES_IN_FLIGHT} frames are in flight already: collect the oldest first"
             )));
         }
-        self.library().check_bodies(bodies)?;
+        // Expanding checks the bodies of a library with concave or compound shapes.
         let expansion = self.library().expand(bodies)?;
+        if expansion.is_none() {
+            self.library().check_bodies(bodies)?;
+        }
         let bodies = expansion.as_ref().map_or(bodies, |e| &e.bodies[..]);
         let seq = self.frames.next_seq;
         let work = if bodies.len() < 2 {
