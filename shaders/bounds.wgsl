@@ -344,7 +344,7 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
     var listed = Listed(0u, NOT_LISTED, false);
     let layer = infos[i].layer;
     let mask = infos[i].mask;
-    var placed = BodyCell(vec2<i32>(0), NO_LEVEL, 0u, 0u, SHAPE_POLYGON);
+    var placed = BodyCell(vec2<i32>(0), NO_LEVEL, 0u, 0u, kind_owner(SHAPE_POLYGON, NO_OWNER));
     var bucket = NO_BUCKET;
     var ranked = 0u;
     let placement = placement_word(i);
@@ -383,7 +383,7 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
         if params.body_count <= BOX_KEY_BODIES {
             grid_info_counters.lists[box_key_word(i)] = box_key(box, level, BODY_KEY_WIDTH);
         }
-        placed = BodyCell(cell, level, layer, mask, kind);
+        placed = BodyCell(cell, level, layer, mask, kind_owner(kind, infos[i].owner));
     } else {
         listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);
     }

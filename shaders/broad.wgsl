@@ -303,7 +303,7 @@ fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, la
     } else {
         reported = reports_seeker(((search.seekers >> level) & 1u) == 1u, i, me, other_cell, level, other);
     }
-    if !reported {
+    if !reported || same_owner(owner_of(me.kind_owner), owner_of(body_cells[other].kind_owner)) {
         return false;
     }
     return (me.layer & body_cells[other].mask) != 0u && (layer & me.mask) != 0u;
@@ -345,7 +345,7 @@ fn candidate_of(i: u32, other: u32, kind: u32) -> vec2<u32> {
 // has passed the limit: the frame will be refused, so the invocation stops (and no
 // counter can wrap around).
 fn emit_candidate(i: u32, bins: ptr<function, PartnerBins>, other: u32) -> bool {
-    let other_kind = body_cells[other].kind;
+    let other_kind = kind_of(body_cells[other].kind_owner);
     let kind = (*bins).kind[other_kind];
     let slot = atomicAdd(&counters.bin_counts[bin_of(kind)], 1u);
     if slot < (*bins).capacity[other_kind] {
@@ -369,7 +369,7 @@ fn past_candidate_limit() -> bool {
 // and their slots taken with one atomic per bin, since a pile of bodies on one point
 // would otherwise queue every thread on one counter. Reads the entries twice.
 fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, search: SearchLevels, first: u32, end: u32) {
-    var bins = partner_bins(me.kind);
+    var bins = partner_bins(kind_of(me.kind_owner));
     let tag = row_tag(cell.y, level);
     let index_mask = entry_index_mask();
     var found: array<u32, SHAPE_KINDS>;
@@ -377,7 +377,7 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
         let entry = grid_entries[k];
         let other = entry_body(entry, index_mask);
         if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
-            found[body_cells[other].kind]++;
+            found[kind_of(body_cells[other].kind_owner)]++;
         }
     }
     // Partners of two shape kinds share a bin in a frame that is not binned.
@@ -391,7 +391,7 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
         let entry = grid_entries[k];
         let other = entry_body(entry, index_mask);
         if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
-            let other_kind = body_cells[other].kind;
+            let other_kind = kind_of(body_cells[other].kind_owner);
             let slot = slots[other_kind];
             if slot < bins.capacity[other_kind] {
                 candidates[bins.start[other_kind] + slot] = candidate_of(i, other, bins.kind[other_kind]);
@@ -489,7 +489,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     }
     let me = body_cells[i];
     let box = aabbs[i];
-    var bins = partner_bins(me.kind);
+    var bins = partner_bins(kind_of(me.kind_owner));
     // One loop, each turn moving to the next cell if this one is done, then reading one
     // entry or handing over one piece, rather than loops over levels, rows, cells and
     // entries: llvmpipe counts its cap over the 8 invocations that run in lockstep, so

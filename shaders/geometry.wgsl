@@ -55,6 +55,12 @@ fn filters_agree(a: BodyInfo, b: BodyInfo) -> bool {
     return (a.layer & b.mask) != 0u && (b.layer & a.mask) != 0u;
 }
 
+// Whether two bodies are parts of one of the caller's bodies (BodyInfo::owner), which
+// are never a pair. Twin of `same_owner` in src/layout/geometry.rs.
+fn same_owner(a: u32, b: u32) -> bool {
+    return a == b && a != NO_OWNER;
+}
+
 fn aabbs_overlap(a: Aabb, b: Aabb) -> bool {
     return all(a.min <= b.max) && all(b.min <= a.max);
 }

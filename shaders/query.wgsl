@@ -229,7 +229,7 @@ fn consider(query: u32, q: PackedQuery, reach: Aabb, body: u32) -> u32 {
     if !reaches(q, reach, box) {
         return 0u;
     }
-    let chunks = chunks_of(reach, body_cells[body].kind, box);
+    let chunks = chunks_of(reach, kind_of(body_cells[body].kind_owner), box);
     let first = atomicAdd(&query_counters.tasks, chunks);
     for (var c = 0u; c < chunks; c++) {
         if first + c < query_params.task_capacity {

@@ -29,6 +29,9 @@ struct BodyInfo {
     layer: u32,
     mask: u32,
     kind: u32,
+    // The caller's body this one is a part of, NO_OWNER for the caller's own (see
+    // same_owner in geometry.wgsl).
+    owner: u32,
 }
 
 struct Aabb {
@@ -89,7 +92,10 @@ struct BodyCell {
     level: u32,
     layer: u32,
     mask: u32,
-    kind: u32,
+    // The shape kind above PAIR_KIND_SHIFT, the owner (BodyInfo::owner) below it
+    // (kind_owner): one word keeps the record, the largest of the bodies' lists, at 24
+    // bytes.
+    kind_owner: u32,
 }
 
 // Set in the second word of a body's placement where it holds the turns of the body's
@@ -238,6 +244,21 @@ fn unpack_candidate(stored: vec2<u32>) -> vec2<u32> {
 
 fn candidate_kind(stored: vec2<u32>) -> u32 {
     return stored.y >> PAIR_KIND_SHIFT;
+}
+
+// A grid record's word of its body's shape kind and owner (BodyCell::kind_owner), the
+// kind above the bits any body index or owner (fewer than MAX_BODIES) takes. An owner
+// past them, which the host never sends, would read as NO_OWNER: every pair kept.
+fn kind_owner(kind: u32, owner: u32) -> u32 {
+    return min(owner, NO_OWNER) | (kind << PAIR_KIND_SHIFT);
+}
+
+fn kind_of(kind_owner: u32) -> u32 {
+    return kind_owner >> PAIR_KIND_SHIFT;
+}
+
+fn owner_of(kind_owner: u32) -> u32 {
+    return kind_owner & ((1u << PAIR_KIND_SHIFT) - 1u);
 }
 
 // The bin the broad phase appends a candidate of kind pair `kind` to (see

@@ -252,6 +252,52 @@ fn a_concave_shape_collides_by_its_outline_not_its_hull() {
     }
 }
 
+/// Parts of one body are never a pair, so no backend's broad phase hands them on: two
+/// bodies of three overlapping circles each, and a circle whose box meets the box of one
+/// part of the first. Every backend counts that one candidate (the gpu backend's pairs
+/// of parts, the cpu backend's pairs of bodies), where the parts' own overlaps would make
+/// six more; through `find_pairs`, a frame in flight and a frame with motion alike.
+#[test]
+fn parts_of_one_body_are_never_candidates() {
+    let text = json!({
+        "shapes": [
+            {"circle": 1},
+            {"compound": [{"shape": 0, "x": -0.5}, {"shape": 0}, {"shape": 0, "x": 0.5}]}
+        ],
+        "bodies": [
+            {"shape": 1, "x": 0, "y": 0},
+            {"shape": 1, "x": 100, "y": 0},
+            // Its box, x 1.2 to 3.2, meets only the third part's, -0.5 to 1.5; its
+            // centre is 1.7 from that part's.
+            {"shape": 0, "x": 2.2, "y": 0}
+        ]
+    })
+    .to_string();
+    let scene = Scene::from_json(&text).expect("valid");
+    let library = scene.validate().expect("valid");
+    let mut cpu = CpuCollider::new(library.clone());
+    assert_eq!(cpu.find_pairs(&scene.bodies).expect("pairs"), vec![[0, 2]]);
+    assert_eq!(cpu.last_frame().candidates, Some(1));
+    let Some(context) = gpu() else { return };
+    let mut on_gpu = GpuCollider::new(&context, library).expect("gpu");
+    assert_eq!(
+        on_gpu.find_pairs(&scene.bodies).expect("pairs"),
+        vec![[0, 2]]
+    );
+    assert_eq!(on_gpu.last_frame().candidates, Some(1), "find_pairs");
+    let frame = on_gpu.submit(&scene.bodies).expect("submit");
+    assert_eq!(on_gpu.collect(frame).expect("collect"), vec![[0, 2]]);
+    assert_eq!(on_gpu.last_frame().candidates, Some(1), "a frame in flight");
+    let mut moving = scene.bodies.clone();
+    moving[2].velocity = gpu_collide::glam::Vec2::new(0.25, 0.0);
+    assert_eq!(on_gpu.find_pairs(&moving).expect("swept"), vec![[0, 2]]);
+    assert_eq!(
+        on_gpu.last_frame().candidates,
+        Some(1),
+        "a frame with motion"
+    );
+}
+
 #[test]
 fn a_compound_pair_is_reported_once_and_its_contacts_name_their_parts() {
     // Two dumbbells crossing: each circle of one touches the bar of the other.

@@ -362,7 +362,7 @@ fn rust_structs_mirror_wgsl_structs() {
     );
     assert_mirrors!(PolygonVertex, "PolygonVertex", [position, normal]);
     assert_mirrors!(BodyTransform, "BodyTransform", [position, rotation]);
-    assert_mirrors!(BodyInfo, "BodyInfo", [shape, layer, mask, kind]);
+    assert_mirrors!(BodyInfo, "BodyInfo", [shape, layer, mask, kind, owner]);
     assert_mirrors!(Aabb, "Aabb", [min, max]);
     assert_mirrors!(
         Params,
@@ -392,7 +392,7 @@ fn rust_structs_mirror_wgsl_structs() {
             binned
         ]
     );
-    assert_mirrors!(BodyCell, "BodyCell", [cell, level, layer, mask, kind]);
+    assert_mirrors!(BodyCell, "BodyCell", [cell, level, layer, mask, kind_owner]);
     // GridInfo's WGSL struct ends in its lists (the seekers, then the placements), a
     // runtime-sized array that the Rust header leaves out: it starts where the header
     // ends.

@@ -57,11 +57,7 @@ fn count(n: usize) {
     );
     let bodies = n as u64;
     let buckets = params.bucket_count as u64;
-    let placed = grid
-        .body_cells
-        .iter()
-        .filter(|c| c.level != NO_LEVEL)
-        .count() as u64;
+    let placed = grid.places.iter().filter(|c| c.level != NO_LEVEL).count() as u64;
 
     // The query, tallied as the `broad` kernel reads: four words of the record of each
     // body it visits (the listed seekers where only they search, every body otherwise);
@@ -80,7 +76,7 @@ fn count(n: usize) {
     let (mut searching, mut cells, mut entries, mut reached) = (0u64, 0u64, 0u64, 0u64);
     let (mut reports, mut in_row) = (0u64, 0u64);
     let mut candidates = Vec::new();
-    for (i, me) in grid.body_cells.iter().enumerate() {
+    for (i, me) in grid.places.iter().enumerate() {
         if me.level == NO_LEVEL {
             continue;
         }
@@ -103,7 +99,7 @@ fn count(n: usize) {
             for c in probed_cells(&params, mine, me.level, min, max, level, whole) {
                 cells += 1;
                 for &j in grid.bucket_entries(cell_bucket(&params, c, level)) {
-                    let other = &grid.body_cells[j as usize];
+                    let other = &grid.places[j as usize];
                     entries += 1;
                     // An entry of another row is known by its tag (`row_tag`), unread.
                     if other.level != level || other.cell[1] != c.y {

@@ -134,6 +134,11 @@ impl Expansion {
         self.starts[k] as usize..self.starts[k + 1] as usize
     }
 
+    /// The caller's body each of [`Self::bodies`] is a part of.
+    pub fn part_owners(&self) -> &[u32] {
+        &self.owner
+    }
+
     /// The caller's body `k`'s shape.
     pub fn shape_of(&self, k: usize) -> u32 {
         self.shapes[k]

@@ -119,6 +119,7 @@ mod tests {
                 layer: 1,
                 mask: 1,
                 kind: ShapeKind::Polygon.index(),
+                owner: crate::layout::packed::NO_OWNER,
             };
             for k in 0..4000 {
                 let angle = k as f32 * 0.001_57 - 3.2;

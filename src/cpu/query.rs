@@ -463,7 +463,7 @@ pub fn reached_entries<'a>(
         ),
     };
     entries.iter().copied().filter(move |&j| {
-        let e = &grid.body_cells[j as usize];
+        let e = &grid.places[j as usize];
         e.level == level && cell.is_none_or(|c| IVec2::from(e.cell) == c)
     })
 }

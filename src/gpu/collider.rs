@@ -404,18 +404,18 @@ pub(crate) struct Found {
 }
 
 /// The frames of the stages: bodies whose shapes are the library's packed shapes. Every
-/// part is a body of the broad phase here (the caller's bodies, `_parts`, are not
-/// looked at): pairs of one body's parts are found, then dropped by [`Expansion`].
+/// part is a body of the broad phase here, which drops pairs of one body's parts by
+/// their owners (`parts`, see [`FramePipeline::set_owners`]).
 impl GpuCollider {
     pub(crate) fn stage_pairs(
         &mut self,
         bodies: &[Body],
-        _parts: Option<&Expansion>,
+        parts: Option<&Expansion>,
     ) -> Result<Vec<Pair>, Error> {
         self.library().check_stage_bodies(bodies)?;
         if crate::answer::motion::any_moving(bodies) {
             return Ok(self
-                .stage_swept_pairs(bodies, None)?
+                .stage_swept_pairs(bodies, parts)?
                 .into_iter()
                 .map(|s| s.pair)
                 .collect());
@@ -423,6 +423,7 @@ impl GpuCollider {
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
+        self.pipeline.set_owners(parts);
         let context = self.context().clone();
         context.scoped(|| self.find_pairs_checked(bodies))
     }
@@ -430,12 +431,13 @@ impl GpuCollider {
     fn stage_contacts(
         &mut self,
         bodies: &[Body],
-        _parts: Option<&Expansion>,
+        parts: Option<&Expansion>,
     ) -> Result<Vec<Contact>, Error> {
         self.library().check_stage_bodies(bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
+        self.pipeline.set_owners(parts);
         let context = self.context().clone();
         context.scoped(|| self.contacts_checked(bodies))
     }
@@ -449,12 +451,13 @@ impl GpuCollider {
     fn stage_swept_pairs(
         &mut self,
         bodies: &[Body],
-        _parts: Option<&Expansion>,
+        parts: Option<&Expansion>,
     ) -> Result<Vec<SweptPair>, Error> {
         self.library().check_stage_bodies(bodies)?;
         if bodies.len() < 2 {
             return Ok(Vec::new());
         }
+        self.pipeline.set_owners(parts);
         let context = self.context().clone();
         context.scoped(|| self.find_swept_pairs_checked(bodies))
     }

@@ -29,6 +29,7 @@ use super::timing::StageTimer;
 use super::{bins, bounds, broad, narrow, BroadKernels, StageGroups};
 use super::{GpuContext, Pipelines};
 use crate::answer::collider::Pair;
+use crate::answer::parts::Expansion;
 use crate::error::Error;
 use crate::grid::cell_size::{choose_grid, QueryGridChoice};
 use crate::grid::{query_bucket_count, GridParams};
@@ -37,7 +38,7 @@ use crate::input::library::ShapeLibrary;
 use crate::layout::bodies::{body_info, update_transforms};
 use crate::layout::packed::{
     BodyInfo, BodyTransform, Counters, DeferredScan, GridInfo, LongPair, Params, SweptLongPair,
-    MAX_BODIES, NO_SOURCE_ANGLE, PAIR_KINDS,
+    MAX_BODIES, NO_OWNER, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
 use crate::layout::shaders::{GridBinding, LibraryBinding, Stage};
 
@@ -61,6 +62,10 @@ pub(crate) struct FramePipeline {
     groups: Groups,
     /// The body infos on the GPU, to upload them only when they change.
     uploaded_infos: Vec<BodyInfo>,
+    /// Where the library cuts shapes into parts: the caller's body each body of the
+    /// frame is a part of ([`BodyInfo::owner`]), set by [`Self::set_owners`]; empty
+    /// where the bodies are the caller's own.
+    owners: Vec<u32>,
     /// The grid's layout, chosen again when the infos change.
     grid: GridParams,
     /// The query grid's layout, for the last batch's kind (see `super::query`).
@@ -242,6 +247,7 @@ impl FramePipeline {
                 buffers,
                 groups,
                 uploaded_infos: Vec::new(),
+                owners: Vec::new(),
                 query_grid: QueryGridChoice::default(),
                 grid,
                 timer: StageTimer::new(device, &context.queue),
@@ -468,6 +474,15 @@ impl FramePipeline {
         self.upload_infos_as(bodies, true, true);
     }
 
+    /// The caller's body each body of the next frames is a part of, from the frame's
+    /// expansion; `None` where the bodies are the caller's own.
+    pub(crate) fn set_owners(&mut self, parts: Option<&Expansion>) {
+        self.owners.clear();
+        if let Some(parts) = parts {
+            self.owners.extend_from_slice(parts.part_owners());
+        }
+    }
+
     /// [`Self::upload_infos`], with every mask opened when `open_masks`.
     fn upload_infos_as(&mut self, bodies: &[Body], with_positions: bool, open_masks: bool) {
         // Bodies of the caller's: `reserve` no longer needs to warm the kernels up, and
@@ -475,9 +490,18 @@ impl FramePipeline {
         self.warm = true;
         // The shape kinds go along for read_bodies (BodyInfo::kind).
         let shapes = &self.library.shapes;
-        let info_of = |body: &Body| {
+        // Owners that are not this frame's would drop pairs that are not parts of one
+        // body: then none are dropped here (the host drops them, `Expansion`).
+        debug_assert!(self.owners.is_empty() || self.owners.len() == bodies.len());
+        let owners = if self.owners.len() == bodies.len() {
+            &self.owners[..]
+        } else {
+            &[]
+        };
+        let info_of = |k: usize, body: &Body| {
             let info = BodyInfo {
                 kind: shapes[body.shape as usize].kind,
+                owner: owners.get(k).copied().unwrap_or(NO_OWNER),
                 ..body_info(body)
             };
             if open_masks {
@@ -494,13 +518,19 @@ impl FramePipeline {
         let unchanged = self.uploaded_infos.len() == bodies.len()
             && bodies
                 .par_iter()
+                .enumerate()
                 .zip(self.uploaded_infos.par_iter())
                 .with_min_len(8192)
-                .all(|(body, uploaded)| info_of(body) == *uploaded);
+                .all(|((k, body), uploaded)| info_of(k, body) == *uploaded);
         if !unchanged {
             self.infos.clear();
-            self.infos
-                .par_extend(bodies.par_iter().with_min_len(8192).map(info_of));
+            self.infos.par_extend(
+                bodies
+                    .par_iter()
+                    .enumerate()
+                    .with_min_len(8192)
+                    .map(|(k, body)| info_of(k, body)),
+            );
             let queue = &self.context.queue;
             queue.write_buffer(&self.buffers.infos, 0, bytemuck::cast_slice(&self.infos));
             // The queries choose a grid of their own (`choose_query_grid`).

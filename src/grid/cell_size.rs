@@ -171,7 +171,7 @@ fn sample_bodies(
 pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u64) {
     let grid = Grid::build(params, infos, boxes);
     let (mut cells, mut entries) = (0u64, 0u64);
-    for (me, own) in grid.body_cells.iter().zip(boxes) {
+    for (me, own) in grid.places.iter().zip(boxes) {
         if me.level == NO_LEVEL {
             continue;
         }
@@ -196,7 +196,7 @@ pub fn reads(params: &GridParams, infos: &[BodyInfo], boxes: &[Aabb]) -> (u64, u
                 entries += grid
                     .bucket_entries(cell_bucket(params, cell, level))
                     .iter()
-                    .map(|&j| &grid.body_cells[j as usize])
+                    .map(|&j| &grid.places[j as usize])
                     .filter(|e| e.level == level && IVec2::from(e.cell) == cell)
                     .count() as u64;
             }

@@ -778,6 +778,7 @@ mod tests {
                     BodyInfo {
                         layer,
                         mask,
+                        owner: crate::layout::packed::NO_OWNER,
                         ..bytemuck::Zeroable::zeroed()
                     },
                     n,

@@ -3,7 +3,7 @@
 //! filter), kept up to date frame after frame without recomputing what did not change.
 
 use crate::input::body::Body;
-use crate::layout::packed::{BodyInfo, BodyTransform};
+use crate::layout::packed::{BodyInfo, BodyTransform, NO_OWNER};
 
 /// Angles (radians) up to which [`body_transform`] takes its rotation from
 /// [`source_rotation`]: there it is within 1e-6 of the f64 rotation (a unit test holds it
@@ -117,13 +117,14 @@ pub fn refresh_transform(body: &Body, transform: &mut BodyTransform, angle: &mut
     }
 }
 
-/// The rarely changing part of a body.
+/// The rarely changing part of a body: the caller's own, not a part of one.
 pub fn body_info(body: &Body) -> BodyInfo {
     BodyInfo {
         shape: body.shape,
         layer: body.layer,
         mask: body.mask,
         kind: 0,
+        owner: NO_OWNER,
     }
 }
 

@@ -5,7 +5,9 @@
 
 use glam::Vec2;
 
-use crate::layout::packed::Aabb;
+use crate::layout::packed::{Aabb, NO_OWNER};
+#[cfg(doc)]
+use crate::layout::packed::BodyInfo;
 
 /// The distance from `q` to the segment from `a` to `b` (a point when `a == b`); WGSL
 /// `segment_distance`. The nearest point is found along the segment and the distance
@@ -113,6 +115,12 @@ pub fn rotate(v: Vec2, rotation: Vec2) -> Vec2 {
 /// accepts; WGSL `filters_agree`.
 pub fn filters_agree(layer_a: u32, mask_a: u32, layer_b: u32, mask_b: u32) -> bool {
     layer_a & mask_b != 0 && layer_b & mask_a != 0
+}
+
+/// Whether two bodies are parts of one of the caller's bodies ([`BodyInfo::owner`]),
+/// which are never a pair; WGSL `same_owner`.
+pub fn same_owner(a: u32, b: u32) -> bool {
+    a == b && a != NO_OWNER
 }
 
 /// Whether two closed boxes share a point; WGSL `aabbs_overlap`.

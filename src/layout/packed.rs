@@ -146,6 +146,13 @@ pub const NO_BUCKET: u32 = u32::MAX;
 /// [`BodyCell::level`] of a body left out of the grid.
 pub const NO_LEVEL: u32 = u32::MAX;
 
+/// [`BodyInfo::owner`] of a body that is the caller's own rather than a part of one.
+/// Below [`MAX_BODIES`], so that a grid record keeps it in the bits it keeps an owner
+/// in ([`BodyCell::kind_owner`]). A caller's body of this index, the last of
+/// [`MAX_BODIES`] bodies of one part each, then passes for one of its own: its part
+/// keeps every pair, as it would anyway.
+pub const NO_OWNER: u32 = MAX_BODIES - 1;
+
 /// The constants above as WGSL, prepended to every shader so both sides use one
 /// definition; with `SHAPE_KINDS` and a `SHAPE_<KIND>` for each [`ShapeKind`] (its
 /// index), and a `PAIR_<LOW>_<HIGH>` for each [`PairKind`].
@@ -171,6 +178,7 @@ pub fn wgsl_constants() -> String {
          const UNIFORM_LAST_BUCKET: u32 = {uniform_last_bucket}u;\n\
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
          const NO_LEVEL: u32 = {NO_LEVEL}u;\n\
+         const NO_OWNER: u32 = {NO_OWNER}u;\n\
          const CHUNK_BUDGET: u32 = {CHUNK_BUDGET}u;\n\
          const SCAN_BUDGET: u32 = {SCAN_BUDGET}u;\n\
          const SCAN_CHUNK: u32 = {SCAN_CHUNK}u;\n\
@@ -295,6 +303,12 @@ pub struct BodyInfo {
     /// adapters. The CPU path reads kinds from the library, and
     /// [`crate::layout::bodies::body_info`] leaves it 0.
     pub kind: u32,
+    /// Where the library cuts concave and compound shapes into convex parts, each a
+    /// body of the stages: the caller's body this one is a part of. Two parts of one
+    /// owner are never a pair, so the broad phase drops them (`same_owner`) rather than
+    /// handing the narrow phase every pair of an outline's touching pieces.
+    /// [`NO_OWNER`] for the caller's own body.
+    pub owner: u32,
 }
 
 /// Bitmask bodies must sit on whole coordinates within this magnitude, so that their
@@ -378,7 +392,8 @@ pub struct Params {
 /// [`Params::source_angle`] when the caller's buffer holds no angles.
 pub const NO_SOURCE_ANGLE: u32 = u32::MAX;
 
-/// Where a body sits in the hierarchical grid. Mirrors WGSL `BodyCell`.
+/// Where a body sits in the hierarchical grid. Mirrors WGSL `BodyCell`; the GPU's
+/// record (the CPU twin's is [`crate::cpu::broad::BodyPlace`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct BodyCell {
@@ -395,10 +410,15 @@ pub struct BodyCell {
     /// The body's mask bits, so the query decides from this record alone whether the
     /// body has anything to look for.
     pub mask: u32,
-    /// The kind of the body's shape (`SHAPE_*`), which the GPU's query packs into each
-    /// candidate for the narrow phase's bins (see [`PAIR_KIND_SHIFT`]). The CPU twin,
-    /// which tests candidates as they come, leaves it 0.
-    pub kind: u32,
+    /// Two things in one word (`kind_owner` in `shaders/types.wgsl`): the kind of the
+    /// body's shape (`SHAPE_*`) above [`PAIR_KIND_SHIFT`], which the broad phase and the
+    /// query pack into each candidate for the narrow phase's bins, and its
+    /// [`BodyInfo::owner`] below, so that the broad phase drops a pair of parts of one
+    /// body from this record alone. One word keeps the record at 24 bytes: it is the
+    /// largest of the bodies' lists, so its size sets how many bodies a device holds.
+    /// The CPU twin, which tests candidates as they come, keeps a record without the
+    /// kind ([`crate::cpu::broad::BodyPlace`]).
+    pub kind_owner: u32,
 }
 
 /// What the grid holds per level. Mirrors WGSL `GridInfo` (and `AtomicGridInfo`, the

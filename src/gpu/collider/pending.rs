@@ -57,6 +57,7 @@ impl GpuCollider {
         let work = if bodies.len() < 2 {
             None
         } else {
+            self.pipeline.set_owners(expansion.as_ref());
             let context = self.context().clone();
             Some(context.scoped(|| self.submit_frame(bodies))?)
         };
