@@ -41,6 +41,9 @@ README_END = "<!-- end results -->"
 UNSEEN = "target/benchmark-scenes"
 UNSEEN_FILES = ",".join(f"{kind}-{seed}.json" for seed in (101, 102) for kind in ("debris", "sprites", "swarm"))
 
+# The cpu backend on one thread and on two, beside the engines (which run on one).
+THREADS = ["--threads", "1,2", "--backend", "cpu,parry2d,rapier2d"]
+
 # The runs `--record` makes, in order: name (the JSON's file name), the folder it runs
 # in (None: the repository's root) and the arguments of `gpu-collide bench`. Together
 # a few minutes on two cores with lavapipe.
@@ -53,6 +56,9 @@ RUNS = [
     ("circles-seed-1", None, ["--scene", "circles", "--bodies", "20000", "--seed", "1", "--frames", "20"]),
     ("circles-seed-2", None, ["--scene", "circles", "--bodies", "20000", "--seed", "2", "--frames", "20"]),
     ("swept-and-queries", None, ["--scene", "swept-bullet-hell,queries", "--bodies", "100000", "--frames", "10"]),
+    ("threads-crowded", None, ["--scene", "mixed,bitmask", "--bodies", "10000", *THREADS, "--frames", "20"]),
+    ("threads-circles", None, ["--scene", "circles", "--bodies", "20000", *THREADS, "--frames", "20"]),
+    ("threads-bullet-hell", None, ["--scene", "bullet-hell", "--bodies", "100000,1000000", *THREADS, "--frames", "10"]),
 ]
 
 BACKENDS = ("gpu", "cpu", "parry2d", "rapier2d")
@@ -269,6 +275,36 @@ def frame_table(key_runs, with_ratios):
     return rows
 
 
+def thread_table(reports, names):
+    """The cpu backend on one and on two threads beside the engines, and its ratios."""
+    rows = [
+        "| scene | bodies | pairs | cpu, 1 thread | cpu, 2 threads | parry2d | rapier2d "
+        "| 2 threads' speed-up | cpu 1 thread / best peer | cpu 2 threads / best peer | backends |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name in names:
+        if name not in reports:
+            continue
+        _, report = reports[name]
+        keyed = {}
+        for run in report["runs"]:
+            lane = run["backend"] + (f"-{run['threads']}" if run.get("threads") else "")
+            keyed.setdefault((scene_name(run, report), run["bodies"]), {})[lane] = run
+        for (scene, bodies), runs in keyed.items():
+            one, two = median(runs.get("cpu-1")), median(runs.get("cpu-2"))
+            peer = best_peer(runs)
+            cells = " | ".join(ms(median(runs.get(lane))) for lane in ("cpu-1", "cpu-2", "parry2d", "rapier2d"))
+            first = next(iter(runs.values()))
+            speedup = f"{one / two:.2f}" if one and two else ""
+            compared = {"cpu": runs.get("cpu-2"), "parry2d": runs.get("parry2d"), "rapier2d": runs.get("rapier2d")}
+            notes = agreement_note({backend: run for backend, run in compared.items() if run})
+            rows.append(
+                f"| {scene} | {count(bodies)} | {count(first['pairs'])} | {cells} | {speedup} "
+                f"| {ratio(one, peer)} | {ratio(two, peer)} | {notes or 'agree'} |"
+            )
+    return rows
+
+
 def stage_table(key_runs):
     rows = [
         "| scene | bodies | frame | upload | bounds | broad | narrow | readback |",
@@ -358,6 +394,16 @@ def render(machines):
             "`stages_ms` of the gpu runs from 10k bodies: median ms per stage, from frames run "
             "again with timestamps (the frame column is the untimed frames' median).",
             stage_table(runs_by_key(reports, names)),
+            names,
+            reports,
+        )
+        names = ["threads-crowded", "threads-circles", "threads-bullet-hell"]
+        out += [] if not any(n in reports for n in names) else section(
+            "One thread and two",
+            "The cpu backend on a pool of one thread and of two (`--threads 1,2`), side by side "
+            "with parry2d and rapier2d, which run on one; median frame in ms; the ratios divide "
+            "by the faster of the two engines.",
+            thread_table(reports, names),
             names,
             reports,
         )

@@ -176,6 +176,17 @@ enum Command {
         /// gives other scenes of the same kind.
         #[arg(long, value_name = "N", default_value_t = gpu_collide::bench::SEED)]
         seed: u64,
+        /// Thread counts, comma-separated, each from 1 to 1024: the cpu backend (and the
+        /// gpu backend's work on the host) runs once per count, side by side, each on a
+        /// pool of that many threads [default: once, a thread per hardware thread].
+        /// parry2d and rapier2d run once either way, on one thread.
+        #[arg(
+            long,
+            value_name = "N[,N...]",
+            value_delimiter = ',',
+            value_parser = threads_count
+        )]
+        threads: Option<Vec<usize>>,
     },
 }
 
@@ -259,6 +270,7 @@ fn main() -> ExitCode {
             json,
             out,
             seed,
+            threads,
         } => bench(BenchOptions {
             scene: scene.map(|s| s.iter().map(|s| SceneChoice::parse(s)).collect()),
             bodies,
@@ -267,6 +279,7 @@ fn main() -> ExitCode {
             json,
             out,
             seed,
+            threads,
         }),
     };
     match result {
@@ -695,6 +708,11 @@ fn max_pairs(text: &str) -> Result<u64, String> {
 /// `--bodies`: see [`gpu_collide::bench::MAX_BODIES`].
 fn bodies_count(text: &str) -> Result<usize, String> {
     count(text, gpu_collide::bench::MAX_BODIES)
+}
+
+/// `--threads`: see [`gpu_collide::bench::MAX_THREADS`].
+fn threads_count(text: &str) -> Result<usize, String> {
+    count(text, gpu_collide::bench::MAX_THREADS)
 }
 
 /// `--frames`: see [`gpu_collide::bench::MAX_FRAMES`].

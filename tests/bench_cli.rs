@@ -137,6 +137,51 @@ fn another_seed_benchmarks_other_scenes_of_the_same_kind() {
 }
 
 #[test]
+fn each_thread_count_runs_the_cpu_backend_side_by_side_and_the_baselines_once() {
+    let out = out_dir("threads");
+    let result = bench(&[
+        "--scene",
+        "mixed",
+        "--bodies",
+        "300",
+        "--frames",
+        "2",
+        "--backend",
+        "cpu,parry2d",
+        "--threads",
+        "1,2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    let report = read_json(&out.join("bench.json"));
+    let runs: Vec<(&str, Option<u64>, Option<&str>)> = report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| {
+            (
+                r["backend"].as_str().expect("backend"),
+                r["threads"].as_u64(),
+                r["agreement"]["reference"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("cpu", Some(1), None),
+            ("cpu", Some(2), Some("cpu, 1 thread")),
+            ("parry2d", None, Some("cpu, 1 thread")),
+        ]
+    );
+    let table = std::fs::read_to_string(out.join("table.txt")).expect("table");
+    assert!(table.contains("cpu, 2 threads"), "{table}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn a_scene_file_runs_its_own_bodies_and_json_goes_where_asked() {
     let out = out_dir("file");
     std::fs::create_dir_all(&out).expect("out dir");
@@ -220,6 +265,10 @@ fn bad_options_exit_1_with_a_clear_message() {
         (
             vec!["--frames", "99999999999999", "--out", out],
             vec!["--frames", "`99999999999999`", "1 to 10000"],
+        ),
+        (
+            vec!["--threads", "2,0", "--out", out],
+            vec!["--threads", "`0`", "1 to 1024"],
         ),
     ] {
         let result = bench(&args);

@@ -81,6 +81,11 @@ pub const MAX_BODIES: usize = 1 << 24;
 /// process on its first allocation.
 pub const MAX_FRAMES: usize = 10_000;
 
+/// The most threads `--threads` may ask for: far more than any machine gives a process,
+/// and few enough that a typo fails as a usage error rather than starting thousands of
+/// threads.
+pub const MAX_THREADS: usize = 1024;
+
 /// Where the JSON, the plot and the table go unless `--out` says otherwise.
 pub const DEFAULT_OUT: &str = "bench-results";
 
@@ -242,6 +247,11 @@ pub struct BenchOptions {
     /// Seed of the generated scenes, the drift and the query batches ([`SEED`] by
     /// default): another seed gives scenes of the same kind that no one tuned for.
     pub seed: u64,
+    /// Thread counts for the backends that run on rayon's threads (the cpu backend,
+    /// and the gpu backend's work on the host), each a run of its own, side by side;
+    /// `None` runs them once on rayon's default pool, a thread per hardware thread.
+    /// parry2d and rapier2d run once either way, on one thread.
+    pub threads: Option<Vec<usize>>,
 }
 
 impl Default for BenchOptions {
@@ -254,6 +264,7 @@ impl Default for BenchOptions {
             json: None,
             out: PathBuf::from(DEFAULT_OUT),
             seed: SEED,
+            threads: None,
         }
     }
 }
@@ -342,6 +353,16 @@ fn plan(options: &BenchOptions, bar: &ProgressBar) -> Result<Vec<Plan>, CliError
         return Err(CliError::Usage(format!(
             "--frames must be from 1 to {MAX_FRAMES}, not {}",
             options.frames
+        )));
+    }
+    if let Some(&n) = options
+        .threads
+        .iter()
+        .flatten()
+        .find(|&&n| !(1..=MAX_THREADS).contains(&n))
+    {
+        return Err(CliError::Usage(format!(
+            "--threads: every count must be from 1 to {MAX_THREADS}, not {n}"
         )));
     }
     if let Some(&n) = options
@@ -487,11 +508,12 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
     }
     let machine = Machine::this();
     say(format!("machine: {}", machine.describe()));
+    let lanes = lanes(&backends, options.threads.as_deref())?;
 
     let per_run = options.frames as u64 + 1;
     let total: u64 = plans
         .iter()
-        .map(|p| p.sizes.len() as u64 * backends.len() as u64 * per_run)
+        .map(|p| p.sizes.len() as u64 * lanes.len() as u64 * per_run)
         .sum();
     bar.set_length(total);
     // Only now: opening the GPU above may print driver noise that a drawn bar would garble.
@@ -501,8 +523,8 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
     let mut dropped = Vec::new();
     let mut failed = Vec::new();
     for plan in &plans {
-        let mut history: Vec<History> = vec![History::default(); Backend::ALL.len()];
-        let mut failed_at: Vec<Option<usize>> = vec![None; Backend::ALL.len()];
+        let mut history: Vec<History> = vec![History::default(); lanes.len()];
+        let mut failed_at: Vec<Option<usize>> = vec![None; lanes.len()];
         for &size in &plan.sizes {
             bar.set_message(format!("{}: generating {size} bodies", plan.name));
             let workload = plan.workload(size, options.seed);
@@ -518,13 +540,14 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 _ => Task::Pairs,
             };
             // The first backend to run this size keeps its answers for the others to match.
-            let mut reference: Option<(Backend, Vec<Answer>)> = None;
-            for &backend in &backends {
-                let slot = backend as usize;
+            let mut reference: Option<(String, Vec<Answer>)> = None;
+            for (slot, lane) in lanes.iter().enumerate() {
+                let backend = lane.backend;
+                let label = lane.label();
                 let skip = |reason: String| Skipped {
                     scene: plan.name.clone(),
                     bodies,
-                    backend: backend.name().into(),
+                    backend: label.clone(),
                     reason,
                 };
                 let reason = match failed_at[slot] {
@@ -534,19 +557,14 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 if let Some(reason) = reason {
                     say(format!(
                         "{} {bodies} bodies on {}: dropped: {reason}",
-                        plan.name,
-                        backend.name()
+                        plan.name, label
                     ));
                     dropped.push(skip(reason));
                     bar.inc(per_run);
                     continue;
                 }
-                bar.set_message(format!(
-                    "{} {bodies} bodies on {}",
-                    plan.name,
-                    backend.name()
-                ));
-                let measured =
+                bar.set_message(format!("{} {bodies} bodies on {}", plan.name, label));
+                let measured = lane.install(|| {
                     collider(backend, gpu.as_ref(), library.clone()).and_then(|mut c| {
                         measure(
                             c.as_mut(),
@@ -556,15 +574,15 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                             reference.as_ref().map(|(_, frames)| frames.as_slice()),
                             bar,
                         )
-                    });
+                    })
+                });
                 let measured = match measured {
                     Ok(m) => m,
                     Err(error @ Error::Unsupported { .. }) => {
                         // Not a failure: the backend says it cannot answer this yet.
                         say(format!(
                             "{} {bodies} bodies on {}: skipped: {error}",
-                            plan.name,
-                            backend.name()
+                            plan.name, label
                         ));
                         dropped.push(skip(format!("skipped: {error}")));
                         bar.inc(per_run);
@@ -573,8 +591,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                     Err(error) => {
                         say(format!(
                             "{} {bodies} bodies on {}: FAILED: {error}",
-                            plan.name,
-                            backend.name()
+                            plan.name, label
                         ));
                         failed.push(skip(error.to_string()));
                         failed_at[slot] = Some(bodies);
@@ -584,7 +601,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 let frame_ms = measured.frame_ms();
                 history[slot].record(bodies, Duration::from_secs_f64(frame_ms.median / 1e3));
                 let agreement = reference.as_ref().map(|(name, _)| Agreement {
-                    reference: name.name().into(),
+                    reference: name.clone(),
                     frames_compared: measured.frames_compared,
                     differing_pairs: measured.differing_pairs,
                     disagreements: measured.disagreements,
@@ -597,6 +614,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                     scene: plan.name.clone(),
                     bodies,
                     backend: backend.name().into(),
+                    threads: lane.threads(),
                     adapter: match backend {
                         Backend::Gpu => gpu.as_ref().map(|g| Adapter::from_info(&g.adapter)),
                         _ => None,
@@ -612,15 +630,18 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 say(report::run_line(&run));
                 let mut run = run;
                 if let (Backend::Gpu, Some(context), Task::Pairs) = (backend, gpu.as_ref(), &task) {
-                    match pipelined(
-                        context,
-                        &library,
-                        plan.workload(size, options.seed),
-                        &measured.answers,
-                    ) {
+                    let nonblocking = lane.install(|| {
+                        pipelined(
+                            context,
+                            &library,
+                            plan.workload(size, options.seed),
+                            &measured.answers,
+                        )
+                    });
+                    match nonblocking {
                         Ok(nonblocking) => {
                             say(format!(
-                                "{} {bodies} bodies on gpu, frames that do not wait: submit \
+                                "{} {bodies} bodies on {label}, frames that do not wait: submit \
                                  {:.2} ms, collect {:.2} ms a frame (median host time; the same pairs)",
                                 plan.name, nonblocking.submit_ms, nonblocking.collect_ms
                             ));
@@ -628,7 +649,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                         }
                         Err(error) => {
                             say(format!(
-                                "{} {bodies} bodies on gpu, frames that do not wait: FAILED: {error}",
+                                "{} {bodies} bodies on {label}, frames that do not wait: FAILED: {error}",
                                 plan.name
                             ));
                             failed.push(skip(format!("frames that do not wait: {error}")));
@@ -637,7 +658,7 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 }
                 runs.push(run);
                 if reference.is_none() {
-                    reference = Some((backend, measured.answers));
+                    reference = Some((label, measured.answers));
                 }
             }
         }
@@ -705,6 +726,64 @@ fn pipelined(
 }
 
 /// A collider of `backend` over `library`.
+/// A backend as it runs: on a pool of threads of its own (`--threads`), or as it is.
+struct Lane {
+    backend: Backend,
+    /// The pool, with the thread count asked for.
+    pool: Option<(usize, rayon::ThreadPool)>,
+}
+
+impl Lane {
+    /// The thread count asked for, where one was.
+    fn threads(&self) -> Option<usize> {
+        self.pool.as_ref().map(|(n, _)| *n)
+    }
+
+    /// The backend's name, with its thread count where one was asked for: `cpu, 1 thread`.
+    fn label(&self) -> String {
+        match self.threads() {
+            None => self.backend.name().to_string(),
+            Some(1) => format!("{}, 1 thread", self.backend.name()),
+            Some(n) => format!("{}, {n} threads", self.backend.name()),
+        }
+    }
+
+    /// Runs `work` on the lane's pool, or where it is called.
+    fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some((_, pool)) => pool.install(work),
+            None => work(),
+        }
+    }
+}
+
+/// The runs of each size: each backend once, the ones on rayon's threads (cpu, gpu) once
+/// per thread count of `threads` where it is given, each on a pool of its own.
+fn lanes(backends: &[Backend], threads: Option<&[usize]>) -> Result<Vec<Lane>, CliError> {
+    let mut lanes = Vec::new();
+    for &backend in backends {
+        match threads {
+            Some(counts) if matches!(backend, Backend::Cpu | Backend::Gpu) => {
+                for &n in counts {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(n)
+                        .build()
+                        .map_err(|e| CliError::Usage(format!("--threads {n}: {e}")))?;
+                    lanes.push(Lane {
+                        backend,
+                        pool: Some((n, pool)),
+                    });
+                }
+            }
+            _ => lanes.push(Lane {
+                backend,
+                pool: None,
+            }),
+        }
+    }
+    Ok(lanes)
+}
+
 fn collider(
     backend: Backend,
     gpu: Option<&GpuContext>,

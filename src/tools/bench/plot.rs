@@ -115,26 +115,30 @@ pub fn draw(runs: &[Run], path: &Path) -> Result<(), CliError> {
             .max_light_lines(0)
             .draw()
             .map_err(|e| fail(&e))?;
-        let mut backends: Vec<&str> = Vec::new();
+        // A line per backend, or per backend and thread count (`--threads`): a
+        // backend's first count in its colour, the others thinner.
+        let mut lines: Vec<(String, &str)> = Vec::new();
         for r in &mine {
-            if !backends.contains(&r.backend.as_str()) {
-                backends.push(&r.backend);
+            if !lines.iter().any(|(label, _)| *label == r.label()) {
+                lines.push((r.label(), &r.backend));
             }
         }
-        for backend in backends {
+        for (k, (label, backend)) in lines.iter().enumerate() {
             let mut points: Vec<(f64, f64)> = mine
                 .iter()
-                .filter(|r| r.backend == backend)
+                .filter(|r| r.label() == *label)
                 .map(|r| (r.bodies as f64, r.frame_ms.median.max(1e-3)))
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             let style = colour(backend);
+            let first = !lines[..k].iter().any(|(_, b)| b == backend);
+            let width = if first { 2 } else { 1 };
             chart
-                .draw_series(LineSeries::new(points.clone(), style.stroke_width(2)))
+                .draw_series(LineSeries::new(points.clone(), style.stroke_width(width)))
                 .map_err(|e| fail(&e))?
-                .label(backend)
+                .label(label.as_str())
                 .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], style.stroke_width(2))
+                    PathElement::new(vec![(x, y), (x + 18, y)], style.stroke_width(width))
                 });
             chart
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, style.filled())))
@@ -161,6 +165,7 @@ mod tests {
             scene: scene.into(),
             bodies,
             backend: backend.into(),
+            threads: None,
             adapter: None,
             frames: 1,
             frame_ms: super::super::report::FrameMs {

@@ -112,8 +112,12 @@ pub struct Run {
     pub scene: String,
     /// Bodies in the scene.
     pub bodies: usize,
-    /// `gpu`, `cpu` or `parry2d`.
+    /// `gpu`, `cpu`, `parry2d` or `rapier2d`.
     pub backend: String,
+    /// The threads of rayon's pool the run had, where `--threads` asked for them (the
+    /// cpu backend, and the gpu backend's work on the host); `null` otherwise: rayon's
+    /// default pool, or a baseline's one thread.
+    pub threads: Option<usize>,
     /// The GPU adapter, for the gpu backend; `null` for the CPU ones.
     pub adapter: Option<Adapter>,
     /// Frames measured (the warm-up frame is not counted).
@@ -134,6 +138,18 @@ pub struct Run {
     /// The gpu backend's frames that do not wait, run again over the same frames:
     /// `null` for the other backends.
     pub nonblocking: Option<NonBlocking>,
+}
+
+impl Run {
+    /// The backend's name, with its threads where `--threads` asked for them: `cpu, 1
+    /// thread`. What the table, the agreement and the dropped runs name it by.
+    pub fn label(&self) -> String {
+        match self.threads {
+            None => self.backend.clone(),
+            Some(1) => format!("{}, 1 thread", self.backend),
+            Some(n) => format!("{}, {n} threads", self.backend),
+        }
+    }
 }
 
 /// Host time inside the collider per frame when frames do not wait
@@ -285,7 +301,7 @@ impl Report {
                 [
                     r.scene.clone(),
                     r.bodies.to_string(),
-                    r.backend.clone(),
+                    r.label(),
                     r.frames.to_string(),
                     milliseconds(r.frame_ms.median),
                     milliseconds(r.frame_ms.min),
@@ -413,11 +429,11 @@ impl Report {
         for run in &self.runs {
             if let Some(a) = &run.agreement {
                 for (backend, n) in [
-                    (&run.backend, a.wrong_here),
-                    (&a.reference, a.wrong_in_reference),
+                    (run.label(), a.wrong_here),
+                    (a.reference.clone(), a.wrong_in_reference),
                 ] {
                     if n > 0 {
-                        *wrong.entry(backend.clone()).or_insert(0) += n;
+                        *wrong.entry(backend).or_insert(0) += n;
                     }
                 }
             }
@@ -450,7 +466,7 @@ impl Report {
                 && r.bodies == reference.bodies
                 && r.agreement
                     .as_ref()
-                    .is_some_and(|a| a.reference == reference.backend)
+                    .is_some_and(|a| a.reference == reference.label())
         })
     }
 }
@@ -461,7 +477,7 @@ pub fn run_line(run: &Run) -> String {
         "{} {} bodies on {}: median {} ms over {} frames, {} pairs, {}",
         run.scene,
         run.bodies,
-        run.backend,
+        run.label(),
         milliseconds(run.frame_ms.median),
         run.frames,
         run.pairs,
@@ -487,7 +503,7 @@ fn agreement_text(run: &Run) -> String {
             a.disagreements,
             a.reference,
             a.differing_pairs - a.disagreements,
-            run.backend,
+            run.label(),
             a.wrong_here,
             a.reference,
             a.wrong_in_reference
@@ -530,6 +546,7 @@ mod tests {
             scene: "bullet-hell".into(),
             bodies: 1000,
             backend: backend.into(),
+            threads: None,
             adapter: None,
             frames: 10,
             frame_ms: FrameMs {
