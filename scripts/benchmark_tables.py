@@ -42,7 +42,7 @@ UNSEEN = "target/benchmark-scenes"
 UNSEEN_FILES = ",".join(f"{kind}-{seed}.json" for seed in (101, 102) for kind in ("debris", "sprites", "swarm"))
 
 # The cpu backend on one thread and on two, beside the engines (which run on one).
-THREADS = ["--threads", "1,2", "--backend", "cpu,parry2d,rapier2d"]
+THREADS = ["--threads", "1,2", "--backend", "cpu,parry2d,rapier2d,box2d"]
 
 # The runs `--record` makes, in order: name (the JSON's file name), the folder it runs
 # in (None: the repository's root) and the arguments of `gpu-collide bench`. Together
@@ -61,10 +61,10 @@ RUNS = [
     ("threads-bullet-hell", None, ["--scene", "bullet-hell", "--bodies", "100000,1000000", *THREADS, "--frames", "10"]),
 ]
 
-BACKENDS = ("gpu", "cpu", "parry2d", "rapier2d")
+BACKENDS = ("gpu", "cpu", "parry2d", "rapier2d", "box2d")
 
-# The engines a user would otherwise pick: the ratio columns divide by the faster of them.
-PEERS = ("parry2d", "rapier2d")
+# The engines a user would otherwise pick: the ratio columns divide by the fastest of them.
+PEERS = ("parry2d", "rapier2d", "box2d")
 
 
 # ---------------------------------------------------------------- recording
@@ -278,9 +278,9 @@ def frame_table(key_runs, with_ratios):
 def thread_table(reports, names):
     """The cpu backend on one and on two threads beside the engines, and its ratios."""
     rows = [
-        "| scene | bodies | pairs | cpu, 1 thread | cpu, 2 threads | parry2d | rapier2d "
-        "| 2 threads' speed-up | cpu 1 thread / best peer | cpu 2 threads / best peer | backends |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| scene | bodies | pairs | cpu, 1 thread | cpu, 2 threads | parry2d | rapier2d | box2d, 1 thread "
+        "| box2d, 2 threads | cpu's speed-up | cpu 1 thread / best peer | cpu 2 threads / best peer | backends |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name in names:
         if name not in reports:
@@ -292,11 +292,18 @@ def thread_table(reports, names):
             keyed.setdefault((scene_name(run, report), run["bodies"]), {})[lane] = run
         for (scene, bodies), runs in keyed.items():
             one, two = median(runs.get("cpu-1")), median(runs.get("cpu-2"))
-            peer = best_peer(runs)
-            cells = " | ".join(ms(median(runs.get(lane))) for lane in ("cpu-1", "cpu-2", "parry2d", "rapier2d"))
+            peers = [median(runs[lane]) for lane in ("parry2d", "rapier2d", "box2d-1", "box2d-2") if lane in runs]
+            peer = min(peers) if peers else None
+            lanes = ("cpu-1", "cpu-2", "parry2d", "rapier2d", "box2d-1", "box2d-2")
+            cells = " | ".join(ms(median(runs.get(lane))) for lane in lanes)
             first = next(iter(runs.values()))
             speedup = f"{one / two:.2f}" if one and two else ""
-            compared = {"cpu": runs.get("cpu-2"), "parry2d": runs.get("parry2d"), "rapier2d": runs.get("rapier2d")}
+            compared = {
+                "cpu": runs.get("cpu-2"),
+                "parry2d": runs.get("parry2d"),
+                "rapier2d": runs.get("rapier2d"),
+                "box2d": runs.get("box2d-2"),
+            }
             notes = agreement_note({backend: run for backend, run in compared.items() if run})
             rows.append(
                 f"| {scene} | {count(bodies)} | {count(first['pairs'])} | {cells} | {speedup} "
@@ -383,7 +390,7 @@ def render(machines):
             "Crowded 10k scenes of another generator (`scripts/unseen_scenes.py`) and of the "
             "built-in ones on two seeds, circles at 20k on two, and bullet-hell at 100k on three; "
             "median frame in ms; "
-            "the ratios divide by the faster of parry2d and rapier2d.",
+            "the ratios divide by the fastest of parry2d, rapier2d and box2d.",
             frame_table(picked, with_ratios=True),
             names,
             reports,
@@ -400,9 +407,9 @@ def render(machines):
         names = ["threads-crowded", "threads-circles", "threads-bullet-hell"]
         out += [] if not any(n in reports for n in names) else section(
             "One thread and two",
-            "The cpu backend on a pool of one thread and of two (`--threads 1,2`), side by side "
+            "The cpu backend and box2d on one thread and on two (`--threads 1,2`), side by side "
             "with parry2d and rapier2d, which run on one; median frame in ms; the ratios divide "
-            "by the faster of the two engines.",
+            "by the fastest engine at its best thread count.",
             thread_table(reports, names),
             names,
             reports,
@@ -439,8 +446,8 @@ def render_readme(machines):
         wanted = {("bullet-hell", 100000), ("bullet-hell", 1000000), ("mixed", 10000), ("bitmask", 10000)}
         picked = runs_by_key(reports, ["suite"], lambda _, run: (run["scene"], run["bodies"]) in wanted)
         out += [
-            "| scene | bodies | pairs | gpu | cpu | parry2d 0.31 | rapier2d 0.36 |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            "| scene | bodies | pairs | gpu | cpu | parry2d 0.31 | rapier2d 0.36 | Box2D (boxdd 0.6) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for (scene, bodies), runs in picked.items():
             first = next(runs[b] for b in BACKENDS if b in runs)

@@ -7,7 +7,7 @@
 //! gpu-collide contacts SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide query SCENE.json [--backend gpu|cpu] [--out FILE]
 //! gpu-collide adapters
-//! gpu-collide bench [--scene FILE|NAME[,...]] [--bodies N[,N...]] [--backend gpu,cpu,parry2d,rapier2d]
+//! gpu-collide bench [--scene FILE|NAME[,...]] [--bodies N[,N...]] [--backend gpu,cpu,parry2d,rapier2d,box2d]
 //!                   [--frames K] [--json FILE] [--out DIR]
 //! ```
 //!
@@ -127,7 +127,7 @@ enum Command {
     /// same pairs; prints a table, writes JSON and a log-log plot to the output directory.
     ///
     /// With no options: bullet-hell at 1k, 10k, 100k and 1M bodies, mixed and bitmask at
-    /// 1k and 10k, each on gpu, cpu, parry2d and rapier2d. A backend whose median frame
+    /// 1k and 10k, each on gpu, cpu, parry2d, rapier2d and box2d. A backend whose median frame
     /// exceeds 2 s is not run on the larger sizes of that scene (the run says so).
     Bench {
         /// Scene names or scene files, comma-separated, run in that order: bullet-hell,
@@ -156,7 +156,7 @@ enum Command {
         #[arg(
             long,
             value_enum,
-            value_name = "gpu,cpu,parry2d,rapier2d",
+            value_name = "gpu,cpu,parry2d,rapier2d,box2d",
             value_delimiter = ','
         )]
         backend: Option<Vec<gpu_collide::bench::Backend>>,
@@ -177,9 +177,9 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = gpu_collide::bench::SEED)]
         seed: u64,
         /// Thread counts, comma-separated, each from 1 to 1024: the cpu backend (and the
-        /// gpu backend's work on the host) runs once per count, side by side, each on a
-        /// pool of that many threads [default: once, a thread per hardware thread].
-        /// parry2d and rapier2d run once either way, on one thread.
+        /// gpu backend's work on the host) and box2d run once per count, side by side,
+        /// each on that many threads [default: once, a thread per hardware thread; box2d
+        /// takes at most 32]. parry2d and rapier2d run once either way, on one thread.
         #[arg(
             long,
             value_name = "N[,N...]",

@@ -511,12 +511,27 @@ fn swept_bullets_and_query_batches_run_beside_bullet_hell_and_report_agreement()
 /// note, not failed, on swept frames, which it does not answer.
 #[test]
 fn rapier2d_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames() {
+    baseline_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames("rapier2d", true);
+}
+
+#[test]
+fn box2d_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames() {
+    baseline_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames("box2d", false);
+}
+
+/// A baseline that keeps its world across frames, on the default scenes beside the cpu
+/// backend: the same pairs but for a few within 0.01 of touching, every frame compared,
+/// and swept frames skipped with a note. `counts_candidates`: it reports candidates.
+fn baseline_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames(
+    baseline: &str,
+    counts_candidates: bool,
+) {
     let (out, report, _, stderr) = bench_run(
-        "rapier2d",
+        baseline,
         "bullet-hell,mixed,bitmask,swept-bullet-hell",
         "500",
         "3",
-        "cpu,rapier2d",
+        &format!("cpu,{baseline}"),
     );
     let runs = report["runs"].as_array().expect("runs is a list");
     let ran = scenes_and_backends(&report);
@@ -524,42 +539,49 @@ fn rapier2d_agrees_with_cpu_on_the_default_scenes_and_skips_swept_frames() {
         ran,
         [
             ("bullet-hell", "cpu"),
-            ("bullet-hell", "rapier2d"),
+            ("bullet-hell", baseline),
             ("mixed", "cpu"),
-            ("mixed", "rapier2d"),
+            ("mixed", baseline),
             ("bitmask", "cpu"),
-            ("bitmask", "rapier2d"),
+            ("bitmask", baseline),
             ("swept-bullet-hell", "cpu"),
         ],
         "{report:#}"
     );
     for pair in runs.chunks(2).filter(|p| p.len() == 2) {
-        let (cpu, rapier) = (&pair[0], &pair[1]);
-        let agreement = &rapier["agreement"];
-        assert_eq!(agreement["reference"], "cpu", "{rapier}");
+        let (cpu, theirs) = (&pair[0], &pair[1]);
+        let agreement = &theirs["agreement"];
+        assert_eq!(agreement["reference"], "cpu", "{theirs}");
         assert_eq!(
             agreement["frames_compared"], 4,
-            "warm-up + 3 frames: {rapier}"
+            "warm-up + 3 frames: {theirs}"
         );
-        assert_eq!(agreement["disagreements"], 0, "{rapier}");
+        assert_eq!(agreement["disagreements"], 0, "{theirs}");
         // Only pairs within 0.01 of touching may differ, and these scenes have few.
         let differing = agreement["differing_pairs"].as_u64().expect("a count");
         let pairs = cpu["pairs"].as_u64().expect("pairs");
-        assert!(pairs > 0 && differing * 50 <= pairs, "{cpu}\n{rapier}");
-        assert!(
-            rapier["candidates"].as_u64() >= rapier["pairs"].as_u64(),
-            "{rapier}"
-        );
+        assert!(pairs > 0 && differing * 50 <= pairs, "{cpu}\n{theirs}");
+        if counts_candidates {
+            assert!(
+                theirs["candidates"].as_u64() >= theirs["pairs"].as_u64(),
+                "{theirs}"
+            );
+        } else {
+            assert!(theirs["candidates"].is_null(), "{theirs}");
+        }
     }
     let dropped = report["dropped"].as_array().expect("dropped is a list");
     assert!(
         dropped.iter().any(|d| d["scene"] == "swept-bullet-hell"
-            && d["backend"] == "rapier2d"
+            && d["backend"] == baseline
             && d["reason"]
                 .as_str()
                 .is_some_and(|r| r.contains("swept pairs"))),
         "{report:#}"
     );
-    assert!(stderr.contains("on rapier2d: skipped"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("on {baseline}: skipped")),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

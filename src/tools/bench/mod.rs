@@ -7,26 +7,28 @@
 //! run has one warm-up frame that is not timed, then up to `frames` timed ones.
 //!
 //! Each scene runs on the `gpu` backend ([`GpuCollider`]), the `cpu` reference
-//! ([`CpuCollider`]) and two baselines, the CPU engines a game would otherwise use:
-//! [`parry2d`](parry), a BVH built and traversed each frame, and [`rapier2d`](rapier),
+//! ([`CpuCollider`]) and three baselines, the CPU engines a game would otherwise use:
+//! [`parry2d`](parry), a BVH built and traversed each frame, [`rapier2d`](rapier),
 //! whose collision pipeline keeps its broad and narrow phases from one frame to the
-//! next; smallest size first. The [`budget`] drops a backend's larger sizes once one of
+//! next, and [`box2d`], a Box2D v3 world of sensors kept from frame to frame; smallest
+//! size first. The [`budget`] drops a backend's larger sizes once one of
 //! its frames gets too slow, and says so. Every backend's pairs are compared, frame by
 //! frame, with those of the first backend that ran the same scene and size (the
-//! reference: gpu, else cpu, else parry2d, else rapier2d).
+//! reference: gpu, else cpu, else parry2d, else rapier2d, else box2d).
 //!
 //! Two scenes ask other questions than pairs at one instant, and are not in the default
 //! suite (each is run by name with `--scene`): `swept-bullet-hell`, whose bullets move 5
 //! to 40 units a frame and whose frames are [`Collider::find_swept_pairs`] (pairs with
 //! their time of impact), and `queries`, a bullet-hell scene asked 10^4 rays, 10^3
 //! points and 10^3 boxes a frame ([`Collider::query`]). A backend that cannot answer
-//! them ([`Error::Unsupported`]: the rapier2d baseline answers neither) is skipped with a
+//! them ([`Error::Unsupported`]: the rapier2d and Box2D baselines answer neither) is skipped with a
 //! note.
 //!
 //! The results ([`report`]): a line per run as it ends under a progress bar, a table at
 //! the end, JSON, and a log-log [`plot`] of frame time against bodies.
 
 pub mod band;
+pub mod box2d;
 pub mod budget;
 pub mod error;
 pub mod parry;
@@ -52,6 +54,7 @@ use crate::input::library::ShapeLibrary;
 use crate::input::scene::Scene;
 use crate::tools::generate::{concave_scene, lasers_scene, random_scene, SceneKind};
 use band::Verdict;
+use box2d::Box2dCollider;
 use budget::{median, History, FRAME_BUDGET, RUN_TIME_CAP};
 pub use error::CliError;
 use parry::ParryCollider;
@@ -111,24 +114,31 @@ pub enum Backend {
     /// across frames, sensor colliders moved each frame (RapierCollider). Pairs only.
     #[value(name = "rapier2d")]
     Rapier2d,
+    /// The Box2D v3 baseline: a world of kinematic bodies with sensor shapes kept across
+    /// frames, the pairs from its sensor events (Box2dCollider), on Box2D's own worker
+    /// threads. Pairs only.
+    #[value(name = "box2d")]
+    Box2d,
 }
 
 impl Backend {
     /// Every backend, in the order they run (the first to run is the reference).
-    pub const ALL: [Backend; 4] = [
+    pub const ALL: [Backend; 5] = [
         Backend::Gpu,
         Backend::Cpu,
         Backend::Parry2d,
         Backend::Rapier2d,
+        Backend::Box2d,
     ];
 
-    /// `gpu`, `cpu`, `parry2d`, `rapier2d`.
+    /// `gpu`, `cpu`, `parry2d`, `rapier2d`, `box2d`.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Gpu => "gpu",
             Backend::Cpu => "cpu",
             Backend::Parry2d => "parry2d",
             Backend::Rapier2d => "rapier2d",
+            Backend::Box2d => "box2d",
         }
     }
 }
@@ -247,10 +257,11 @@ pub struct BenchOptions {
     /// Seed of the generated scenes, the drift and the query batches ([`SEED`] by
     /// default): another seed gives scenes of the same kind that no one tuned for.
     pub seed: u64,
-    /// Thread counts for the backends that run on rayon's threads (the cpu backend,
-    /// and the gpu backend's work on the host), each a run of its own, side by side;
-    /// `None` runs them once on rayon's default pool, a thread per hardware thread.
-    /// parry2d and rapier2d run once either way, on one thread.
+    /// Thread counts for the backends that run on threads of their own (the cpu
+    /// backend and the gpu backend's work on the host on rayon's, Box2D on its
+    /// scheduler's), each a run of its own, side by side; `None` runs them once, on a
+    /// thread per hardware thread. parry2d and rapier2d run once either way, on one
+    /// thread.
     pub threads: Option<Vec<usize>>,
 }
 
@@ -565,16 +576,18 @@ pub fn run(options: &BenchOptions, bar: &ProgressBar) -> Result<Report, CliError
                 }
                 bar.set_message(format!("{} {bodies} bodies on {}", plan.name, label));
                 let measured = lane.install(|| {
-                    collider(backend, gpu.as_ref(), library.clone()).and_then(|mut c| {
-                        measure(
-                            c.as_mut(),
-                            workload.clone(),
-                            options.frames,
-                            &task,
-                            reference.as_ref().map(|(_, frames)| frames.as_slice()),
-                            bar,
-                        )
-                    })
+                    collider(backend, gpu.as_ref(), library.clone(), lane.workers()).and_then(
+                        |mut c| {
+                            measure(
+                                c.as_mut(),
+                                workload.clone(),
+                                options.frames,
+                                &task,
+                                reference.as_ref().map(|(_, frames)| frames.as_slice()),
+                                bar,
+                            )
+                        },
+                    )
                 });
                 let measured = match measured {
                     Ok(m) => m,
@@ -739,6 +752,14 @@ impl Lane {
         self.pool.as_ref().map(|(n, _)| *n)
     }
 
+    /// The threads a backend with threads of its own (Box2D) gets: those asked for, or
+    /// one per hardware thread.
+    fn workers(&self) -> usize {
+        self.threads().unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+
     /// The backend's name, with its thread count where one was asked for: `cpu, 1 thread`.
     fn label(&self) -> String {
         match self.threads() {
@@ -757,13 +778,14 @@ impl Lane {
     }
 }
 
-/// The runs of each size: each backend once, the ones on rayon's threads (cpu, gpu) once
-/// per thread count of `threads` where it is given, each on a pool of its own.
+/// The runs of each size: each backend once, the ones on threads of their own (cpu, gpu,
+/// box2d) once per thread count of `threads` where it is given, each on a pool of its
+/// own (Box2D's workers are its own; its pool stands idle).
 fn lanes(backends: &[Backend], threads: Option<&[usize]>) -> Result<Vec<Lane>, CliError> {
     let mut lanes = Vec::new();
     for &backend in backends {
         match threads {
-            Some(counts) if matches!(backend, Backend::Cpu | Backend::Gpu) => {
+            Some(counts) if matches!(backend, Backend::Cpu | Backend::Gpu | Backend::Box2d) => {
                 for &n in counts {
                     let pool = rayon::ThreadPoolBuilder::new()
                         .num_threads(n)
@@ -788,6 +810,7 @@ fn collider(
     backend: Backend,
     gpu: Option<&GpuContext>,
     library: ShapeLibrary,
+    threads: usize,
 ) -> Result<Box<dyn Collider>, Error> {
     Ok(match backend {
         Backend::Gpu => {
@@ -798,6 +821,7 @@ fn collider(
         Backend::Cpu => Box::new(CpuCollider::new(library)),
         Backend::Parry2d => Box::new(ParryCollider::new(library)?),
         Backend::Rapier2d => Box::new(RapierCollider::new(library)?),
+        Backend::Box2d => Box::new(Box2dCollider::new(library, threads)?),
     })
 }
 

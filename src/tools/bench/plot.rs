@@ -22,6 +22,7 @@ fn colour(backend: &str) -> RGBColor {
         "cpu" => RGBColor(31, 119, 180),
         "parry2d" => RGBColor(44, 160, 44),
         "rapier2d" => RGBColor(148, 103, 189),
+        "box2d" => RGBColor(255, 127, 14),
         _ => RGBColor(100, 100, 100),
     }
 }
