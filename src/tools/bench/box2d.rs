@@ -78,6 +78,11 @@ const JUMP: f32 = super::rapier::JUMP;
 /// limits a step's rotation to a quarter of a half turn.
 const TURN: f32 = 0.5;
 
+/// The most bodies a Box2D world steps per worker thread: its solver hands each worker
+/// at most 4 blocks of at most 65535 bodies, and aborts the process past that ("simulation
+/// too big"), so a frame with more is refused instead.
+const BODIES_PER_WORKER: usize = 4 * u16::MAX as usize;
+
 /// The most vertices of a Box2D polygon.
 const MAX_VERTICES: usize = shapes::MAX_POLYGON_VERTICES;
 
@@ -122,6 +127,8 @@ pub struct Box2dCollider {
     /// A body or shape was destroyed since the last step: the next step's ended
     /// overlaps may name shapes no longer in `owners`.
     reread: bool,
+    /// Box2D's worker threads.
+    workers: usize,
     last: FrameStats,
     max_pairs: u64,
 }
@@ -153,8 +160,8 @@ impl Box2dCollider {
             ));
         }
         let foundation = Foundation::initialize_default().map_err(box2d_error)?;
-        let workers = WorkerCount::new(threads.clamp(1, boxdd::B2_MAX_WORKERS as usize) as u32)
-            .map_err(box2d_error)?;
+        let threads = threads.clamp(1, boxdd::B2_MAX_WORKERS as usize);
+        let workers = WorkerCount::new(threads as u32).map_err(box2d_error)?;
         let definition = foundation
             .world_builder()
             .gravity([0.0, 0.0])
@@ -179,6 +186,7 @@ impl Box2dCollider {
             owners: HashMap::new(),
             touching: BTreeMap::new(),
             reread: false,
+            workers: threads,
             last: FrameStats::default(),
             max_pairs: crate::answer::collider::DEFAULT_MAX_PAIRS,
         })
@@ -481,6 +489,17 @@ impl Collider for Box2dCollider {
     fn find_pairs(&mut self, bodies: &[Body]) -> Result<Vec<Pair>, Error> {
         self.library.check_bodies(bodies)?;
         crate::answer::motion::refuse_motion(&self.describe(), bodies)?;
+        let most = BODIES_PER_WORKER * self.workers;
+        if bodies.len() > most {
+            return Err(crate::answer::motion::unsupported(
+                &self.describe(),
+                &format!(
+                    "a frame of more than {most} bodies with {} worker threads (Box2D's \
+                     solver steps at most {BODIES_PER_WORKER} a worker)",
+                    self.workers
+                ),
+            ));
+        }
         self.place(bodies)?;
         self.step()?;
         let found = self.touching.len() as u64;
@@ -584,6 +603,26 @@ mod tests {
             }
             assert!(found > 0, "the scenes have pairs");
         }
+    }
+
+    /// A frame past what Box2D's solver steps on the world's workers is refused before
+    /// Box2D sees it (Box2D would abort the process), and one at the limit is not.
+    #[test]
+    fn a_frame_too_large_for_box2d_is_refused_not_aborted() {
+        let scene = Scene {
+            shapes: vec![Shape::Circle(Circle::new(0.5))],
+            ..Scene::default()
+        };
+        let library = scene.validate().expect("valid");
+        let mut box2d = Box2dCollider::new(library, 1).expect("box2d");
+        let mut bodies = vec![Body::new(0, Vec2::ZERO).with_filter(0, 0); BODIES_PER_WORKER + 1];
+        let refused = box2d.find_pairs(&bodies).expect_err("too many bodies");
+        assert!(matches!(refused, Error::Unsupported { .. }), "{refused}");
+        assert!(refused.to_string().contains("262140"), "{refused}");
+        bodies.truncate(2);
+        bodies[1] = Body::new(0, Vec2::new(0.5, 0.0));
+        bodies[0] = Body::new(0, Vec2::ZERO);
+        assert_eq!(box2d.find_pairs(&bodies).expect("two bodies"), vec![[0, 1]]);
     }
 
     /// Bodies that come and go, change shape or change filter between frames: the world
