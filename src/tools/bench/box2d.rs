@@ -535,11 +535,13 @@ impl Collider for Box2dCollider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::bench::band::{verdict, Verdict};
-    use crate::tools::bench::workload::Workload;
-    use crate::tools::generate::{random_scene, SceneKind};
-    use crate::{Bitmask, Circle, CpuCollider, Polygon, Scene, Shape};
+    use crate::tools::bench::baseline_checks as checks;
     use glam::Vec2;
+
+    /// On one worker, Box2D's serial path (the agreement check runs two).
+    fn box2d(library: ShapeLibrary) -> Box2dCollider {
+        Box2dCollider::new(library, 1).expect("Box2D shapes")
+    }
 
     #[test]
     fn a_fan_covers_the_polygon_with_pieces_of_at_most_eight_vertices() {
@@ -569,102 +571,53 @@ mod tests {
         assert_eq!(fan(&polygon[..9]).len(), 2);
     }
 
-    /// Frame after frame on moving scenes, the pairs Box2D keeps finding are the cpu's,
-    /// except pairs within the tolerance band of touching.
     #[test]
     fn agrees_with_the_cpu_frame_after_frame() {
-        let mut workloads: Vec<Workload> = SceneKind::ALL
-            .iter()
-            .map(|&kind| Workload::drifting(random_scene(kind, 800, 11), 12))
-            .collect();
-        workloads.push(Workload::bullet_hell(2000, 3));
-        for mut workload in workloads {
-            let library = workload.scene().validate().expect("valid scene");
-            let mut box2d = Box2dCollider::new(library.clone(), 2).expect("Box2D shapes");
-            let mut cpu = CpuCollider::new(library);
-            let mut found = 0;
-            for frame in 0..6 {
-                if frame > 0 {
-                    workload.step();
-                }
-                let bodies = workload.bodies();
-                let ours = cpu.find_pairs(bodies).expect("cpu");
-                let theirs = box2d.find_pairs(bodies).expect("box2d");
-                found += theirs.len();
-                let shapes = &workload.scene().shapes;
-                let differing = ours
-                    .iter()
-                    .filter(|p| theirs.binary_search(p).is_err())
-                    .chain(theirs.iter().filter(|p| ours.binary_search(p).is_err()));
-                for &[i, j] in differing {
-                    let v = verdict(shapes, &bodies[i as usize], &bodies[j as usize]);
-                    assert_eq!(v, Some(Verdict::InBand), "frame {frame}: pair [{i}, {j}]");
-                }
-            }
-            assert!(found > 0, "the scenes have pairs");
-        }
+        checks::agrees_with_the_cpu_frame_after_frame(&|library| {
+            Box::new(Box2dCollider::new(library, 2).expect("Box2D shapes"))
+        });
+    }
+
+    #[test]
+    fn follows_bodies_that_come_go_and_change() {
+        let mut box2d = box2d(checks::changing_library());
+        checks::follows_bodies_that_come_go_and_change(&mut box2d);
+        let bodies = box2d.slots.iter().flatten().count();
+        assert_eq!(bodies, 2, "one Box2D body per body with a shape");
+    }
+
+    #[test]
+    fn the_filter_must_agree_both_ways() {
+        checks::the_filter_must_agree_both_ways(&mut box2d(checks::circle_library()));
+    }
+
+    #[test]
+    fn too_many_pairs_are_refused_with_the_others_count() {
+        checks::too_many_pairs_are_refused_with_the_others_count(&mut box2d(
+            checks::circle_library(),
+        ));
+    }
+
+    #[test]
+    fn moving_bodies_and_swept_frames_are_refused_as_unsupported() {
+        checks::moving_bodies_are_refused_as_unsupported(
+            &mut box2d(checks::circle_library()),
+            "box2d",
+        );
     }
 
     /// A frame past what Box2D's solver steps on the world's workers is refused before
     /// Box2D sees it (Box2D would abort the process), and one at the limit is not.
     #[test]
     fn a_frame_too_large_for_box2d_is_refused_not_aborted() {
-        let scene = Scene {
-            shapes: vec![Shape::Circle(Circle::new(0.5))],
-            ..Scene::default()
-        };
-        let library = scene.validate().expect("valid");
-        let mut box2d = Box2dCollider::new(library, 1).expect("box2d");
+        let mut box2d = box2d(checks::circle_library());
         let mut bodies = vec![Body::new(0, Vec2::ZERO).with_filter(0, 0); BODIES_PER_WORKER + 1];
         let refused = box2d.find_pairs(&bodies).expect_err("too many bodies");
         assert!(matches!(refused, Error::Unsupported { .. }), "{refused}");
         assert!(refused.to_string().contains("262140"), "{refused}");
         bodies.truncate(2);
-        bodies[1] = Body::new(0, Vec2::new(0.5, 0.0));
+        bodies[1] = Body::new(0, Vec2::new(1.5, 0.0));
         bodies[0] = Body::new(0, Vec2::ZERO);
         assert_eq!(box2d.find_pairs(&bodies).expect("two bodies"), vec![[0, 1]]);
-    }
-
-    /// Bodies that come and go, change shape or change filter between frames: the world
-    /// follows them.
-    #[test]
-    fn follows_bodies_that_come_go_and_change() {
-        let scene = Scene {
-            shapes: vec![
-                Shape::Circle(Circle::new(1.0)),
-                Shape::Polygon(Polygon::rectangle(6.0, 1.0)),
-                Shape::Bitmask(Bitmask::new(2, 2).expect("an empty mask")),
-            ],
-            ..Scene::default()
-        };
-        let library = scene.validate().expect("valid");
-        let mut box2d = Box2dCollider::new(library, 1).expect("box2d");
-        let at = |shape, x: f32| Body::new(shape, Vec2::new(x, 0.0));
-        let first = || at(0, 0.0).with_filter(1, 1);
-        let frames: Vec<Vec<Body>> = vec![
-            vec![first(), at(0, 1.5), at(0, 5.0)],
-            vec![first(), at(1, 3.0), at(0, 5.0), at(0, 0.5)],
-            vec![first(), at(2, 0.0), at(0, 5.0)],
-            vec![first(), at(2, 0.0), at(0, 1.0).with_filter(2, 2)],
-            vec![first(), at(1, 0.0), at(0, 1.0)],
-            vec![],
-            vec![first(), at(0, 1.0)],
-        ];
-        let expected: [&[Pair]; 7] = [
-            &[[0, 1]],
-            &[[0, 1], [0, 3], [1, 2], [1, 3]],
-            &[],
-            &[],
-            &[[0, 1], [0, 2], [1, 2]],
-            &[],
-            &[[0, 1]],
-        ];
-        for (k, (bodies, expected)) in frames.iter().zip(expected).enumerate() {
-            assert_eq!(
-                box2d.find_pairs(bodies).expect("frame"),
-                expected,
-                "frame {k}"
-            );
-        }
     }
 }

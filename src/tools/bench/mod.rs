@@ -28,6 +28,8 @@
 //! the end, JSON, and a log-log [`plot`] of frame time against bodies.
 
 pub mod band;
+#[cfg(test)]
+mod baseline_checks;
 pub mod box2d;
 pub mod budget;
 pub mod error;

@@ -345,96 +345,22 @@ impl Collider for RapierCollider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::bench::band::{verdict, Verdict};
-    use crate::tools::bench::workload::Workload;
-    use crate::tools::generate::{random_scene, SceneKind};
-    use crate::{Bitmask, Circle, CpuCollider, Polygon, Scene, Shape};
+    use crate::tools::bench::baseline_checks as checks;
     use glam::Vec2;
 
-    /// Frame after frame on moving scenes, the pairs rapier keeps finding are the cpu's,
-    /// except pairs within the tolerance band of touching.
-    #[test]
-    fn agrees_with_the_cpu_frame_after_frame() {
-        let mut workloads: Vec<Workload> = SceneKind::ALL
-            .iter()
-            .map(|&kind| Workload::drifting(random_scene(kind, 800, 11), 12))
-            .collect();
-        workloads.push(Workload::bullet_hell(2000, 3));
-        for mut workload in workloads {
-            let library = workload.scene().validate().expect("valid scene");
-            let mut rapier = RapierCollider::new(library.clone()).expect("rapier shapes");
-            let mut cpu = CpuCollider::new(library);
-            let mut found = 0;
-            for frame in 0..6 {
-                if frame > 0 {
-                    workload.step();
-                }
-                let bodies = workload.bodies();
-                let ours = cpu.find_pairs(bodies).expect("cpu");
-                let theirs = rapier.find_pairs(bodies).expect("rapier");
-                found += theirs.len();
-                let shapes = &workload.scene().shapes;
-                let differing = ours
-                    .iter()
-                    .filter(|p| theirs.binary_search(p).is_err())
-                    .chain(theirs.iter().filter(|p| ours.binary_search(p).is_err()));
-                for &[i, j] in differing {
-                    let v = verdict(shapes, &bodies[i as usize], &bodies[j as usize]);
-                    assert_eq!(v, Some(Verdict::InBand), "frame {frame}: pair [{i}, {j}]");
-                }
-                let candidates = rapier.last_frame().candidates.expect("counted");
-                assert!(candidates >= theirs.len() as u64);
-            }
-            assert!(found > 0, "the scenes have pairs");
-        }
+    fn rapier(library: ShapeLibrary) -> RapierCollider {
+        RapierCollider::new(library).expect("rapier shapes")
     }
 
-    /// Bodies that come and go, change shape or change filter between frames: the
-    /// collider set follows them.
+    #[test]
+    fn agrees_with_the_cpu_frame_after_frame() {
+        checks::agrees_with_the_cpu_frame_after_frame(&|library| Box::new(rapier(library)));
+    }
+
     #[test]
     fn follows_bodies_that_come_go_and_change() {
-        let scene = Scene {
-            shapes: vec![
-                Shape::Circle(Circle::new(1.0)),
-                Shape::Polygon(Polygon::rectangle(6.0, 1.0)),
-                Shape::Bitmask(Bitmask::new(2, 2).expect("an empty mask")),
-            ],
-            ..Scene::default()
-        };
-        let library = scene.validate().expect("valid");
-        let mut rapier = RapierCollider::new(library.clone()).expect("rapier");
-        let mut cpu = CpuCollider::new(library);
-        let at = |shape, x: f32| Body::new(shape, Vec2::new(x, 0.0));
-        // Body 0 is on layer 1 and sees layer 1, which every other body is on (all
-        // layers) until frame 3.
-        let first = || at(0, 0.0).with_filter(1, 1);
-        let frames: Vec<Vec<Body>> = vec![
-            vec![first(), at(0, 1.5), at(0, 5.0)],
-            // Body 1 becomes a long bar reaching body 2; body 3 appears on body 0.
-            vec![first(), at(1, 3.0), at(0, 5.0), at(0, 0.5)],
-            // Body 1 has no shape to touch with; body 3 is gone.
-            vec![first(), at(2, 0.0), at(0, 5.0)],
-            // Body 2 comes to body 0, and leaves the layers body 0 sees.
-            vec![first(), at(2, 0.0), at(0, 1.0).with_filter(2, 2)],
-            // And back into them.
-            vec![first(), at(1, 0.0), at(0, 1.0)],
-            vec![],
-            vec![first(), at(0, 1.0)],
-        ];
-        let expected: [&[Pair]; 7] = [
-            &[[0, 1]],
-            &[[0, 1], [0, 3], [1, 2], [1, 3]],
-            &[],
-            &[],
-            &[[0, 1], [0, 2], [1, 2]],
-            &[],
-            &[[0, 1]],
-        ];
-        for (frame, (bodies, expected)) in frames.iter().zip(expected).enumerate() {
-            let pairs = rapier.find_pairs(bodies).expect("pairs");
-            assert_eq!(pairs, expected, "frame {frame}");
-            assert_eq!(pairs, cpu.find_pairs(bodies).expect("cpu"), "frame {frame}");
-        }
+        let mut rapier = rapier(checks::changing_library());
+        checks::follows_bodies_that_come_go_and_change(&mut rapier);
         assert_eq!(
             rapier.colliders.len(),
             2,
@@ -442,68 +368,23 @@ mod tests {
         );
     }
 
-    /// The filter holds both ways, as the format's: a body whose mask does not see the
-    /// other's layer keeps the pair out, whatever the other's mask says.
     #[test]
     fn the_filter_must_agree_both_ways() {
-        let scene = Scene {
-            shapes: vec![Shape::Circle(Circle::new(1.0))],
-            ..Scene::default()
-        };
-        let mut rapier = RapierCollider::new(scene.validate().expect("valid")).expect("rapier");
-        let at = |x: f32, layer, mask| Body::new(0, Vec2::new(x, 0.0)).with_filter(layer, mask);
-        // All four overlap. 0 and 1 see each other; 2 sees 0 (0's layer is in 2's mask)
-        // but 0 does not see 2; 3 and 0 see each other through one shared bit
-        // of several; 3 sees 1, not the other way.
-        let bodies = [
-            at(0.0, 1, 2),
-            at(0.5, 2, 1),
-            at(1.0, 4, 1),
-            at(1.5, 0b1010, 0b11),
-        ];
-        assert_eq!(
-            rapier.find_pairs(&bodies).expect("pairs"),
-            vec![[0, 1], [0, 3]]
-        );
+        checks::the_filter_must_agree_both_ways(&mut rapier(checks::circle_library()));
     }
 
-    /// Over the pair limit, the frame is refused with the count the other backends give.
     #[test]
     fn too_many_pairs_are_refused_with_the_others_count() {
-        let scene = Scene {
-            shapes: vec![Shape::Circle(Circle::new(1.0))],
-            ..Scene::default()
-        };
-        let library = scene.validate().expect("valid");
-        let pile: Vec<Body> = (0..4)
-            .map(|k| Body::new(0, Vec2::new(k as f32 * 0.1, 0.0)))
-            .collect();
-        let mut rapier = RapierCollider::new(library.clone()).expect("rapier");
-        let mut cpu = CpuCollider::new(library);
-        rapier.set_max_pairs(5);
-        cpu.set_max_pairs(5);
-        let refused = rapier.find_pairs(&pile);
-        assert!(
-            matches!(refused, Err(Error::TooManyPairs { found: 6, limit: 5 })),
-            "{refused:?}"
-        );
-        assert!(matches!(
-            cpu.find_pairs(&pile),
-            Err(Error::TooManyPairs { .. })
+        checks::too_many_pairs_are_refused_with_the_others_count(&mut rapier(
+            checks::circle_library(),
         ));
-        rapier.set_max_pairs(6);
-        assert_eq!(rapier.find_pairs(&pile).expect("pairs").len(), 6);
     }
 
     /// A body that jumps farther than [`JUMP`] gets a new collider, which pairs where it
     /// landed; a body that stays put keeps its collider; one that moves less keeps it too.
     #[test]
     fn a_body_that_jumps_gets_a_new_collider() {
-        let scene = Scene {
-            shapes: vec![Shape::Circle(Circle::new(1.0))],
-            ..Scene::default()
-        };
-        let mut rapier = RapierCollider::new(scene.validate().expect("valid")).expect("rapier");
+        let mut rapier = rapier(checks::circle_library());
         let at = |x: f32| Body::new(0, Vec2::new(x, 0.0));
         let handles = |r: &RapierCollider| -> Vec<ColliderHandle> {
             r.slots
@@ -535,23 +416,9 @@ mod tests {
 
     #[test]
     fn moving_bodies_and_swept_frames_are_refused_as_unsupported() {
-        let scene = Scene {
-            shapes: vec![Shape::Circle(Circle::new(1.0))],
-            ..Scene::default()
-        };
-        let mut rapier = RapierCollider::new(scene.validate().expect("valid")).expect("rapier");
-        let bodies = [
-            Body::new(0, Vec2::ZERO),
-            Body::new(0, Vec2::new(5.0, 0.0)).with_velocity(Vec2::new(-5.0, 0.0)),
-        ];
-        for result in [
-            rapier.find_pairs(&bodies).map(|_| ()),
-            rapier.find_swept_pairs(&bodies).map(|_| ()),
-        ] {
-            assert!(
-                matches!(&result, Err(Error::Unsupported { backend, .. }) if backend == "rapier2d"),
-                "{result:?}"
-            );
-        }
+        checks::moving_bodies_are_refused_as_unsupported(
+            &mut rapier(checks::circle_library()),
+            "rapier2d",
+        );
     }
 }
