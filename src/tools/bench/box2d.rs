@@ -254,21 +254,18 @@ impl Box2dCollider {
         }
         self.slots.resize(bodies.len(), None);
         for (i, body) in bodies.iter().enumerate() {
-            let slot = self.slots[i].take();
             let has_pieces = !self.pieces[body.shape as usize].is_empty();
-            let slot = match slot {
+            let mut slot = match self.slots[i].take() {
                 Some(slot) if has_pieces && slot.shape == body.shape => slot,
                 other => {
                     self.remove(other)?;
-                    if !has_pieces {
-                        continue;
+                    if has_pieces {
+                        self.slots[i] = Some(self.create(i, body)?);
                     }
-                    self.slots[i] = Some(self.create(i, body)?);
                     continue;
                 }
             };
-            let mut slot = slot;
-            self.moved(&mut slot, body)?;
+            self.move_to(&mut slot, body)?;
             if slot.filter != (body.layer, body.mask) {
                 let filter = filter(body.layer, body.mask);
                 for &sensor in &slot.sensors {
@@ -286,7 +283,7 @@ impl Box2dCollider {
 
     /// Moves the body of `slot` to `body`'s pose: by velocity over the next step, or by
     /// teleport where it jumped or turned too far; stops one that stopped.
-    fn moved(&mut self, slot: &mut Slot, body: &Body) -> Result<(), Error> {
+    fn move_to(&mut self, slot: &mut Slot, body: &Body) -> Result<(), Error> {
         let position = body.position.to_array();
         let moved = slot.position != position || slot.angle.to_bits() != body.angle.to_bits();
         if !moved && !slot.moving {
