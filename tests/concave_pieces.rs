@@ -644,3 +644,120 @@ fn time_to_check_and_cut() {
     );
     assert!(pieces >= 1);
 }
+
+/// The fewest pieces any cut of `outline` by diagonals makes, found by trying every set
+/// of diagonals, smallest sets first (small outlines only). A set of diagonals that
+/// cross none of each other cuts the outline into convex pieces exactly when at every
+/// vertex the angles between its edges and diagonals are at most 180°.
+fn fewest_by_search(outline: &[Vec2]) -> usize {
+    let mut p: Vec<[f64; 2]> = outline.iter().copied().map(p64).collect();
+    if signed_area(&p) < 0.0 {
+        p.reverse();
+    }
+    let n = p.len();
+    let on_segment = |a: [f64; 2], b: [f64; 2], q: [f64; 2]| {
+        side(a, b, q) == 0
+            && q[0] >= a[0].min(b[0])
+            && q[0] <= a[0].max(b[0])
+            && q[1] >= a[1].min(b[1])
+            && q[1] <= a[1].max(b[1])
+    };
+    let mut diagonals = Vec::new();
+    for i in 0..n {
+        for j in i + 2..n {
+            if i == 0 && j == n - 1 {
+                continue;
+            }
+            let (a, b) = (p[i], p[j]);
+            let clear = (0..n).all(|e| {
+                let f = (e + 1) % n;
+                if e == i || e == j || f == i || f == j {
+                    return true;
+                }
+                !properly_cross(a, b, p[e], p[f]) && !on_segment(a, b, p[e])
+            });
+            let middle = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+            if clear && inside(&p, middle) {
+                diagonals.push((i, j));
+            }
+        }
+    }
+    let angle = |from: usize, to: usize| {
+        let d = [p[to][0] - p[from][0], p[to][1] - p[from][1]];
+        d[1].atan2(d[0])
+    };
+    // Whether every vertex's angles between the edges and the chosen diagonals are at
+    // most 180°, measured counter-clockwise from the edge to the next vertex.
+    let convex = |chosen: &[(usize, usize)]| {
+        (0..n).all(|v| {
+            let base = angle(v, (v + 1) % n);
+            let turn = |to: usize| (angle(v, to) - base).rem_euclid(TAU);
+            let mut rays: Vec<f64> = chosen
+                .iter()
+                .filter_map(|&(a, b)| match v {
+                    _ if v == a => Some(turn(b)),
+                    _ if v == b => Some(turn(a)),
+                    _ => None,
+                })
+                .collect();
+            rays.push(0.0);
+            rays.push(turn((v + n - 1) % n));
+            rays.sort_by(f64::total_cmp);
+            rays.windows(2)
+                .all(|w| w[1] - w[0] <= std::f64::consts::PI + 1e-9)
+        })
+    };
+    type Diagonal = (usize, usize);
+    fn search(
+        diagonals: &[Diagonal],
+        p: &[[f64; 2]],
+        from: usize,
+        left: usize,
+        chosen: &mut Vec<Diagonal>,
+        convex: &dyn Fn(&[Diagonal]) -> bool,
+    ) -> bool {
+        if left == 0 {
+            return convex(chosen);
+        }
+        for d in from..diagonals.len() {
+            let (i, j) = diagonals[d];
+            let crosses = chosen
+                .iter()
+                .any(|&(a, b)| properly_cross(p[i], p[j], p[a], p[b]));
+            if crosses {
+                continue;
+            }
+            chosen.push((i, j));
+            let found = search(diagonals, p, d + 1, left - 1, chosen, convex);
+            chosen.pop();
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+    (0..=diagonals.len())
+        .find(|&d| search(&diagonals, &p, 0, d, &mut Vec::new(), &convex))
+        .map_or(usize::MAX, |d| d + 1)
+}
+
+#[test]
+fn small_outlines_are_cut_into_the_fewest_pieces_diagonals_allow() {
+    let mut above = 0;
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(1000 + seed);
+        let n = 4 + rng.below(6);
+        let outline = star(&mut rng, n);
+        let fewest = fewest_by_search(&outline);
+        let [forward, backward] = check_both_windings(&format!("small star seed {seed}"), &outline);
+        assert_eq!(
+            (forward, backward),
+            (fewest, fewest),
+            "small star seed {seed} ({n} vertices, {} reflex): {outline:?}",
+            reflex_count(&outline)
+        );
+        above += usize::from(fewest > reflex_count(&outline).div_ceil(2) + 1);
+    }
+    // The search finds outlines where diagonals cannot reach ceil(r/2) + 1.
+    assert!(above > 0);
+}

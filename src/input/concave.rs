@@ -5,7 +5,7 @@
 //! Edge `k` joins vertex `k` to vertex `k + 1` (the last edge joins the last vertex to
 //! vertex 0); messages number vertices and edges from 0, as the polygon rules do.
 //!
-//! Every geometric decision is an exact orientation test (see [`orientation`]), so the
+//! Every geometric decision is an exact orientation test (see `orientation`), so the
 //! checks and the cut agree with each other on every input, however nearly straight or
 //! thin the outline.
 
@@ -78,11 +78,14 @@ pub fn check_outline(vertices: &[Vec2]) -> Result<(), String> {
 /// vertices. A convex outline comes back as one piece (split only past
 /// `MAX_POLYGON_VERTICES`).
 ///
-/// The cut: the outline's straight vertices are dropped, the rest triangulated by
-/// clipping ears, and triangles merged across their diagonals while the union stays
-/// convex (Hertel and Mehlhorn), which leaves at most `2r + 1` pieces for `r` reflex
-/// vertices; several triangulations are tried and the one that merges into the fewest
-/// pieces kept.
+/// The cut: the outline's straight vertices are dropped, and the rest cut along
+/// diagonals (segments between two of its vertices, inside it). Up to
+/// `FEWEST_PIECES_LIMIT` (256) vertices into the fewest pieces any such cut makes
+/// (`fewest_pieces`); larger outlines by triangulating (clipping ears) and merging
+/// triangles across their diagonals while the union stays convex (Hertel and
+/// Mehlhorn), which leaves at most `2r + 1` pieces for `r` reflex vertices. No piece
+/// has a vertex of its own: one inside the outline would be rounded to f32, and the
+/// pieces would then no longer be exactly the outline.
 ///
 /// An outline that breaks the rules gets no promise beyond returning: the pieces may
 /// then miss part of it.
@@ -113,6 +116,8 @@ pub fn convex_pieces(vertices: &[Vec2]) -> Vec<Vec<Vec2>> {
         .all(|(k, _)| turn(&all, &corners, k) > 0)
     {
         vec![corners]
+    } else if corners.len() <= FEWEST_PIECES_LIMIT {
+        fewest_pieces(&all, &corners).unwrap_or_default()
     } else {
         let merged = best_merged_triangulation(&all, &corners);
         let paired = pair_reflex_vertices(&all, &corners);
@@ -469,6 +474,190 @@ fn pair_reflex_vertices(all: &[Point], corners: &[usize]) -> Vec<Vec<usize>> {
         }
     }
     pieces
+}
+
+/// Outlines of at most this many corners are cut by [`fewest_pieces`], the fewest pieces
+/// any cut by diagonals can make; larger ones by the faster heuristics. Its work grows
+/// as the cube of the corners: about 8 ms at this size (`concave_pieces` test).
+const FEWEST_PIECES_LIMIT: usize = 256;
+
+/// One way to cut the part of the outline on one side of a chord (i, k) into the fewest
+/// pieces, as the chord's parent needs it: `x` and `y`, the corners next to `i` and to
+/// `k` in the piece that holds the chord, and how the cut was made, for building it.
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    x: u32,
+    y: u32,
+    /// The piece's corner before `k`: the piece is the triangle (i, via, k), or with
+    /// `from` the piece of chord (i, via)'s cut number `from` with `k` added.
+    via: u32,
+    from: u32,
+}
+
+/// `Cut::from` of a piece that is the triangle alone.
+const TRIANGLE: u32 = u32::MAX;
+
+/// The fewest convex pieces of `corners` (counter-clockwise, every one turning) that
+/// diagonals can cut; `None` when no cut is found, which only an outline that breaks the
+/// rules gets.
+///
+/// Dynamic programming over chords (Keil's method): a chord is an edge or a diagonal
+/// (i, k), i < k, and cuts off the corners i..=k. In a cut of those, the piece holding
+/// the chord has a corner j before k; it is the triangle (i, j, k), or the piece holding
+/// chord (i, j) in the cut of i..=j widened by k, and corners j..=k are cut on their own.
+/// Only cuts with the fewest pieces need keeping: a cut with one more could at best save
+/// that piece by widening. Among those, what the parent can use is how narrow the piece
+/// is at i and at k, so each chord keeps the cuts that no other is at least as narrow as
+/// at both ends.
+fn fewest_pieces(all: &[Point], corners: &[usize]) -> Option<Vec<Vec<usize>>> {
+    let m = corners.len();
+    let at = |k: usize| all[corners[k]];
+    let boxes: Vec<[f64; 4]> = (0..m).map(|k| segment_box(at(k), at((k + 1) % m))).collect();
+    // Whether the segment from corner i towards p leaves i into the outline: strictly
+    // inside the corner's angle, which at a reflex corner is all but the convex outside.
+    let inward = |i: usize, p: Point| {
+        let (before, here, after) = (at((i + m - 1) % m), at(i), at((i + 1) % m));
+        let (left_of_next, left_of_previous) =
+            (orientation(here, after, p), orientation(before, here, p));
+        if orientation(before, here, after) > 0 {
+            left_of_next > 0 && left_of_previous > 0
+        } else {
+            left_of_next > 0 || left_of_previous > 0
+        }
+    };
+    let chord = |i: usize, k: usize| {
+        if k == i + 1 || (i == 0 && k == m - 1) {
+            return true;
+        }
+        let (a, b) = (at(i), at(k));
+        if !inward(i, b) || !inward(k, a) {
+            return false;
+        }
+        let sb = segment_box(a, b);
+        (0..m).all(|e| {
+            let f = (e + 1) % m;
+            let be = &boxes[e];
+            e == i
+                || e == k
+                || f == i
+                || f == k
+                || be[0] > sb[2]
+                || sb[0] > be[2]
+                || be[1] > sb[3]
+                || sb[1] > be[3]
+                || meeting(a, b, at(e), at(f)) == Meeting::Apart
+        })
+    };
+    let index = |i: usize, k: usize| i * m + k;
+    let mut valid = vec![false; m * m];
+    for i in 0..m {
+        for k in i + 1..m {
+            valid[index(i, k)] = chord(i, k);
+        }
+    }
+    // Pieces of the fewest cut of corners i..=k (0 for an edge), and its kept cuts.
+    let mut count = vec![u32::MAX; m * m];
+    let mut cuts: Vec<Vec<Cut>> = vec![Vec::new(); m * m];
+    for i in 0..m - 1 {
+        count[index(i, i + 1)] = 0;
+    }
+    for length in 2..m {
+        for i in 0..m - length {
+            let k = i + length;
+            if !valid[index(i, k)] {
+                continue;
+            }
+            let (pi, pk) = (at(i), at(k));
+            let mut best = u32::MAX;
+            let mut kept: Vec<Cut> = Vec::new();
+            let offer = |pieces: u32, cut: Cut, best: &mut u32, kept: &mut Vec<Cut>| {
+                if pieces > *best {
+                    return;
+                }
+                if pieces < *best {
+                    *best = pieces;
+                    kept.clear();
+                }
+                // At least as narrow at i: its corner next to i turns no further from the
+                // chord; at k likewise.
+                let narrower = |a: &Cut, b: &Cut| {
+                    orientation(pi, at(b.x as usize), at(a.x as usize)) >= 0
+                        && orientation(pk, at(a.y as usize), at(b.y as usize)) >= 0
+                };
+                if kept.iter().any(|c| narrower(c, &cut)) {
+                    return;
+                }
+                kept.retain(|c| !narrower(&cut, c));
+                kept.push(cut);
+            };
+            for j in i + 1..k {
+                if !valid[index(i, j)] || !valid[index(j, k)] {
+                    continue;
+                }
+                let (left, right) = (count[index(i, j)], count[index(j, k)]);
+                if left == u32::MAX || right == u32::MAX {
+                    continue;
+                }
+                let pj = at(j);
+                if orientation(pi, pj, pk) <= 0 {
+                    continue;
+                }
+                let triangle = Cut {
+                    x: j as u32,
+                    y: j as u32,
+                    via: j as u32,
+                    from: TRIANGLE,
+                };
+                offer(left + right + 1, triangle, &mut best, &mut kept);
+                for (n, c) in cuts[index(i, j)].iter().enumerate() {
+                    // Widened by k, the piece stays convex at i and at j.
+                    if orientation(pk, pi, at(c.x as usize)) >= 0
+                        && orientation(at(c.y as usize), pj, pk) >= 0
+                    {
+                        let widened = Cut {
+                            x: c.x,
+                            y: j as u32,
+                            via: j as u32,
+                            from: n as u32,
+                        };
+                        offer(left + right, widened, &mut best, &mut kept);
+                    }
+                }
+            }
+            count[index(i, k)] = best;
+            cuts[index(i, k)] = kept;
+        }
+    }
+    if cuts[index(0, m - 1)].is_empty() {
+        return None;
+    }
+    // The pieces, from the whole outline's first kept cut down; each chord's own part
+    // is its piece, the pieces of the other parts pushed as they are built.
+    let mut pieces = Vec::new();
+    let mut stack = vec![(0usize, m - 1)];
+    while let Some((i, k)) = stack.pop() {
+        let mut piece = vec![k];
+        let (mut end, mut n) = (k, 0usize);
+        loop {
+            let cut = cuts[index(i, end)][n];
+            let via = cut.via as usize;
+            if via + 1 < end {
+                stack.push((via, end));
+            }
+            piece.push(via);
+            if cut.from == TRIANGLE {
+                if i + 1 < via {
+                    stack.push((i, via));
+                }
+                break;
+            }
+            (end, n) = (via, cut.from as usize);
+        }
+        piece.push(i);
+        piece.reverse();
+        pieces.push(piece.into_iter().map(|p| corners[p]).collect());
+    }
+    Some(pieces)
 }
 
 /// Triangulations tried from different starting vertices: the cut keeps the one that

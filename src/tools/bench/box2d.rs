@@ -10,8 +10,8 @@
 //! 1. a body that moved is given its new position and angle as its target
 //!    (`Body::set_target_transform`, the documented way to move a kinematic body: the
 //!    velocity that reaches the target in one step), and one that stopped has its
-//!    velocity set to zero; a body that jumped farther than [`JUMP`] or turned more than
-//!    [`TURN`] (a bullet wrapping at the world's edge) is teleported there
+//!    velocity set to zero; a body that jumped farther than `JUMP` or turned more than
+//!    `TURN` (a bullet wrapping at the world's edge) is teleported there
 //!    (`Body::set_position_and_rotation`) instead, as Box2D limits a step's motion. Its
 //!    shapes' filters are set where its filter changed; a body new to the world is
 //!    created, one whose shape changed is made anew, one gone is destroyed;
