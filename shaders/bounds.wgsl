@@ -29,6 +29,10 @@ var<private> params: Params;
 // The plain view of the table, for grid.wgsl's functions; `bounds` does not read it.
 @group(0) @binding(9) var<storage, read_write> buckets: array<u32>;
 @group(0) @binding(10) var<storage, read_write> grid_info_counters: AtomicGridInfo;
+// Two boxes for each of the caller's bodies whose parts are a group (GROUP_SHIFT in
+// src/layout/packed.rs): the group's, around its parts however they turn and over
+// their motion, worked out on the host; and its first part's own, written here.
+@group(0) @binding(11) var<storage, read_write> group_boxes: array<Aabb>;
 
 // Frames where some bodies wait (they append their few seekers to the list), and the
 // queries' grid (nobody looks).
@@ -61,8 +65,7 @@ fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
         let shape = infos[i].shape;
         let kind = library_kind(shape);
         let box = world_box(i, shape, kind);
-        aabbs[i] = box;
-        listed = assign_cell(i, box, kind, in_order);
+        listed = assign_cell(i, grid_box(i, box), kind, in_order);
     }
     // One global atomic per level and workgroup instead of one per body.
     workgroupBarrier();
@@ -105,6 +108,26 @@ fn place_bodies(workgroup: vec3<u32>, local: u32, in_order: bool) {
 
 // The world box of body i, of library shape `s` of kind `kind`: over the whole motion in
 // a frame with motion.
+// Body i's box in the grid, `own` its world box, kept in aabbs: its own; for a group's
+// first part, the group's, which stands for the whole group in the grid (its own then
+// goes beside it); for the group's other parts, which are not in the grid, an empty box.
+fn grid_box(i: u32, own: Aabb) -> Aabb {
+    let group = info_group(infos[i].kind);
+    if group == 0u {
+        aabbs[i] = own;
+        return own;
+    }
+    if group == GROUP_FOLLOWS {
+        aabbs[i] = own;
+        return Aabb(vec2<f32>(1.0), vec2<f32>(0.0));
+    }
+    let at = 2u * min(infos[i].owner, arrayLength(&group_boxes) / 2u - 1u);
+    group_boxes[at + 1u] = own;
+    let box = group_boxes[at];
+    aabbs[i] = box;
+    return box;
+}
+
 fn world_box(i: u32, s: u32, kind: u32) -> Aabb {
     // Field by field, and only what the body's kind needs: llvmpipe loads a storage
     // buffer one word and one invocation at a time, so a bullet reading its whole
@@ -172,7 +195,7 @@ fn read_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invoc
         angle = bitcast<f32>(source[at + params.source_angle]);
     }
     var valid = is_finite(position.x) && is_finite(position.y) && is_finite(angle);
-    if infos[i].kind == SHAPE_BITMASK {
+    if info_kind(infos[i].kind) == SHAPE_BITMASK {
         valid = valid && all(position == floor(position)) && angle == 0.0
             && all(abs(position) <= vec2<f32>(MAX_BITMASK_COORDINATE));
     }
@@ -344,7 +367,8 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
     var listed = Listed(0u, NOT_LISTED, false);
     let layer = infos[i].layer;
     let mask = infos[i].mask;
-    var placed = BodyCell(vec2<i32>(0), NO_LEVEL, 0u, 0u, kind_owner(SHAPE_POLYGON, NO_OWNER));
+    // A part of a group that is not in the grid keeps its kind, for the pairs of parts.
+    var placed = BodyCell(vec2<i32>(0), NO_LEVEL, 0u, 0u, kind_owner(kind, infos[i].owner));
     var bucket = NO_BUCKET;
     var ranked = 0u;
     let placement = placement_word(i);
@@ -384,6 +408,9 @@ fn assign_cell(i: u32, box: Aabb, kind: u32, in_order: bool) -> Listed {
             grid_info_counters.lists[box_key_word(i)] = box_key(box, level, BODY_KEY_WIDTH);
         }
         placed = BodyCell(cell, level, layer, mask, kind_owner(kind, infos[i].owner));
+        if info_group(infos[i].kind) != 0u {
+            placed.kind_owner |= GROUP_FLAG;
+        }
     } else {
         listed = Listed(0u, atomicAdd(&group_unplaced, 1u), true);
     }

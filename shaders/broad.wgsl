@@ -51,6 +51,12 @@
 //   broad_deferred reads in parallel. Measured before this: a 3000-unit square among 300
 //   circles swept 4.2 million cells in one invocation and the GPU reported none of its
 //   300 pairs.
+// - A concave or compound body of a few parts is one body of the grid, boxed around its
+//   parts (a group: GROUP_SHIFT in src/layout/packed.rs), and a pair with a group in it
+//   is handed over to cut_pairs, which pairs the parts whose boxes overlap. As bodies of
+//   the grid, the pieces of a concave outline, which all meet near its centre, each
+//   walked the others' crowded cells (measured on concave 10^4, lavapipe: the broad
+//   stage 44-80 ms before, 27-52 after, over three seeds; the outlines' hulls take 4-5).
 // - Which side looks between two levels is chosen every frame on the GPU from the bodies
 //   each level really holds and the cells their boxes cover below (reaches_down), not
 //   predicted from the shapes, and turned into
@@ -86,6 +92,12 @@ var<private> params: Params;
 @group(0) @binding(8) var<storage, read_write> counters: Counters;
 @group(0) @binding(9) var<storage, read_write> deferred: array<DeferredScan>;
 @group(0) @binding(10) var<storage, read_write> dispatch_args: array<DispatchArgs>;
+// For cut_pairs alone (the walk's kernels bind as many storage buffers as a device
+// must allow): each body's group code (GROUP_SHIFT in src/layout/packed.rs), and two
+// boxes for each of the caller's bodies, its group's and its first part's own (see
+// grid_box in shaders/bounds.wgsl).
+@group(0) @binding(15) var<storage, read> infos: array<BodyInfo>;
+@group(0) @binding(16) var<storage, read> group_boxes: array<Aabb>;
 
 // The grid's cell functions (level_of, cell_at, cell_bucket, probe_range) are in
 // shaders/grid.wgsl, shared with the queries (shaders/query.wgsl).
@@ -272,7 +284,9 @@ fn scatter_cells(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_inv
 // grid.wgsl) before loading its box (walk_seeker_key, walk_may_meet); in the storage
 // form every entry passes that test.
 
-// Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`.
+// Hands entries first .. end of `cell` on `level` over to broad_deferred, for body `body`;
+// or with level PAIR_PIECE, the pair of bodies `body` and `first` of which one at least
+// is a group, to be cut into pairs of parts (cut_pair).
 fn defer_scan(piece: DeferredScan) {
     let slot = atomicAdd(&counters.deferred, 1u);
     if slot < params.deferred_capacity {
@@ -307,6 +321,79 @@ fn is_candidate(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, la
         return false;
     }
     return (me.layer & body_cells[other].mask) != 0u && (layer & me.mask) != 0u;
+}
+
+// ---- groups of parts ----
+
+// DeferredScan::level of a pair of bodies to cut into pairs of parts (cut_pairs).
+const PAIR_PIECE: u32 = 0xfffffffeu;
+
+// Whether body x of the grid is a group's first part, whose box there (aabbs[x]) is the
+// group's: each pair it is in is cut into pairs of parts.
+fn is_group(x: u32) -> bool {
+    return is_group_record(body_cells[x].kind_owner);
+}
+
+// A body of the grid as its parts: bodies first .. first + parts, where `box_at` is its
+// group's pair of boxes in group_boxes.
+struct Parts {
+    first: u32,
+    parts: u32,
+    box_at: u32,
+}
+
+fn parts_of(x: u32) -> Parts {
+    let group = info_group(infos[x].kind);
+    if group == 0u || group == GROUP_FOLLOWS {
+        return Parts(x, 1u, 0u);
+    }
+    let last = arrayLength(&group_boxes) / 2u - 1u;
+    return Parts(x, group, 2u * min(infos[x].owner, last));
+}
+
+// The box of part p of `whole`: a group's first part's own is kept beside the group's
+// box, which took its place in aabbs.
+fn part_box(whole: Parts, p: u32) -> Aabb {
+    if whole.parts > 1u && p == whole.first {
+        return group_boxes[whole.box_at + 1u];
+    }
+    return aabbs[p];
+}
+
+// Appends the candidate of parts p and q (of two of the caller's bodies) to the bin of
+// their kind pair, as emit_candidate does.
+fn emit_part_candidate(p: u32, q: u32) -> bool {
+    let kind = pair_kind(kind_of(body_cells[p].kind_owner), kind_of(body_cells[q].kind_owner));
+    let bin = bin_of(kind);
+    let slot = atomicAdd(&counters.bin_counts[bin], 1u);
+    if slot < bin_capacity(bin) {
+        candidates[bin_start(bin) + slot] = candidate_of(p, q, kind);
+    }
+    return slot < params.candidate_limit;
+}
+
+// Cuts candidate bodies i and `other`, one at least a group, into the pairs of their
+// parts whose boxes overlap, as the cpu backend does (part_pairs in src/cpu/mod.rs): only
+// the parts of i that reach the other's box are paired. At most GROUP_LIMIT² tests, in a
+// thread of its own (cut_pairs): the walk that found the pair hands it over (defer_scan)
+// rather than testing its parts in its own loop, whose budget would then have to allow
+// for the largest groups at every entry; so does broad_deferred's reading of a crowded
+// cell.
+fn cut_pair(i: u32, other: u32) {
+    let mine = parts_of(i);
+    let theirs = parts_of(other);
+    let their_box = aabbs[other];
+    for (var p = mine.first; p < mine.first + mine.parts; p++) {
+        let box = part_box(mine, p);
+        if !aabbs_overlap(box, their_box) {
+            continue;
+        }
+        for (var q = theirs.first; q < theirs.first + theirs.parts; q++) {
+            if aabbs_overlap(box, part_box(theirs, q)) && !emit_part_candidate(p, q) {
+                return;
+            }
+        }
+    }
 }
 
 // Where body i's candidates go, indexed by the shape kind of the other body: their kind
@@ -373,11 +460,16 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
     let tag = row_tag(cell.y, level);
     let index_mask = entry_index_mask();
     var found: array<u32, SHAPE_KINDS>;
+    let grouped = is_group(i);
     for (var k = first; k < end; k++) {
         let entry = grid_entries[k];
         let other = entry_body(entry, index_mask);
         if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
-            found[kind_of(body_cells[other].kind_owner)]++;
+            if grouped || is_group(other) {
+                defer_scan(DeferredScan(vec2<i32>(0), PAIR_PIECE, i, other, 0u));
+            } else {
+                found[kind_of(body_cells[other].kind_owner)]++;
+            }
         }
     }
     // Partners of two shape kinds share a bin in a frame that is not binned.
@@ -390,7 +482,8 @@ fn scan_piece(i: u32, me: BodyCell, box: Aabb, level: u32, cell: vec2<i32>, sear
     for (var k = first; k < end; k++) {
         let entry = grid_entries[k];
         let other = entry_body(entry, index_mask);
-        if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other) {
+        if entry_in_row(entry, tag, index_mask) && is_candidate(i, me, box, level, cell, cell.x, search, other)
+            && !grouped && !is_group(other) {
             let other_kind = kind_of(body_cells[other].kind_owner);
             let slot = slots[other_kind];
             if slot < bins.capacity[other_kind] {
@@ -490,6 +583,7 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
     let me = body_cells[i];
     let box = aabbs[i];
     var bins = partner_bins(kind_of(me.kind_owner));
+    let grouped = is_group(i);
     // One loop, each turn moving to the next cell if this one is done, then reading one
     // entry or handing over one piece, rather than loops over levels, rows, cells and
     // entries: llvmpipe counts its cap over the 8 invocations that run in lockstep, so
@@ -549,7 +643,9 @@ fn broad(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_
                 let other = entry_body(entry, index_mask);
                 if entry_in_row(entry, walk.tag, index_mask) && walk_may_meet(walk.key, other)
                     && is_candidate(i, me, box, walk.level, walk.cell, walk.last_x, search, other) {
-                    if !emit_candidate(i, &bins, other) {
+                    if grouped || is_group(other) {
+                        defer_scan(DeferredScan(vec2<i32>(0), PAIR_PIECE, i, other, 0u));
+                    } else if !emit_candidate(i, &bins, other) {
                         return;
                     }
                 }
@@ -623,7 +719,29 @@ fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
         return;
     }
     let piece = deferred[t];
+    if piece.level == PAIR_PIECE {
+        return;
+    }
     let i = piece.body;
     let me = body_cells[i];
     scan_piece(i, me, aabbs[i], piece.level, piece.cell, search_levels(me.layer, me.level, me.mask), piece.first, piece.end);
+}
+
+// The pairs of bodies handed over to be cut into pairs of parts (cut_pair), among the
+// pieces broad and broad_deferred handed over, once deferred_args has sized the dispatch
+// for all of them again. Run only where the frame's parts are in groups.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cut_pairs(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    params = uploaded_params;
+    let t = global_index(workgroup, local);
+    if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) {
+        return;
+    }
+    if past_candidate_limit() {
+        return;
+    }
+    let piece = deferred[t];
+    if piece.level == PAIR_PIECE {
+        cut_pair(piece.body, piece.first);
+    }
 }

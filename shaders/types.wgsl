@@ -28,6 +28,8 @@ struct BodyInfo {
     shape: u32,
     layer: u32,
     mask: u32,
+    // The shape kind in the low byte (info_kind), the body's group code above it
+    // (info_group; GROUP_SHIFT in src/layout/packed.rs says what groups are).
     kind: u32,
     // The caller's body this one is a part of, NO_OWNER for the caller's own (see
     // same_owner in geometry.wgsl).
@@ -253,8 +255,26 @@ fn kind_owner(kind: u32, owner: u32) -> u32 {
     return min(owner, NO_OWNER) | (kind << PAIR_KIND_SHIFT);
 }
 
+fn info_kind(kind: u32) -> u32 {
+    return kind & ((1u << GROUP_SHIFT) - 1u);
+}
+
+// 0 for a body that walks alone, the part count for a group's first part, GROUP_FOLLOWS
+// for its others.
+fn info_group(kind: u32) -> u32 {
+    return kind >> GROUP_SHIFT;
+}
+
+// Set in the grid record (BodyCell::kind_owner) of a group's first part, which stands
+// for its group in the grid (GROUP_SHIFT in src/layout/packed.rs), above the kind.
+const GROUP_FLAG: u32 = 0x80000000u;
+
 fn kind_of(kind_owner: u32) -> u32 {
-    return kind_owner >> PAIR_KIND_SHIFT;
+    return (kind_owner & ~GROUP_FLAG) >> PAIR_KIND_SHIFT;
+}
+
+fn is_group_record(kind_owner: u32) -> bool {
+    return (kind_owner & GROUP_FLAG) != 0u;
 }
 
 fn owner_of(kind_owner: u32) -> u32 {

@@ -420,3 +420,57 @@ fn malformed_concave_and_compound_shapes_are_refused_by_name() {
         assert!(error.starts_with(message), "{shapes}: {error}");
     }
 }
+
+/// The gpu backend's grid holds a concave or compound body of a few parts as one body
+/// boxed around its parts, and cuts each pair it is in into pairs of parts. Here those
+/// bodies sit on a pile of 4500 small circles, more than one reading of a cell takes
+/// (the walk hands such a cell over in pieces, whose readings hand the pairs on to be
+/// cut): the circles only meet the others (they wait), so every pair has a part in it.
+/// The pairs must be the cpu backend's, and the reference's.
+#[test]
+fn bodies_of_parts_on_a_crowded_pile_find_every_pair() {
+    let text = json!({
+        "shapes": [
+            {"circle": 0.05},
+            {"concave": [[0, 0], [3, 0], [3, 3], [2, 3], [2, 1], [1, 1], [1, 3], [0, 3]]},
+            {"compound": [
+                {"shape": 0, "x": -0.3},
+                {"shape": 1, "x": 0.2, "y": -1.5, "angle": 0.4},
+                {"shape": 0, "x": 0.4, "y": 0.2}
+            ]}
+        ],
+        "bodies": []
+    })
+    .to_string();
+    let scene = Scene::from_json(&text).expect("valid");
+    let library = scene.validate().expect("valid");
+    let mut random = Lcg(7);
+    let mut bodies = Vec::new();
+    for _ in 0..4500 {
+        let at = gpu_collide::glam::Vec2::new(
+            random.between(0.0, 3.0) as f32,
+            random.between(0.0, 3.0) as f32,
+        );
+        let mut circle = gpu_collide::Body::new(0, at);
+        (circle.layer, circle.mask) = (1, 2);
+        bodies.push(circle);
+    }
+    for k in 0..12 {
+        let at = gpu_collide::glam::Vec2::new(
+            random.between(-1.0, 2.0) as f32,
+            random.between(-1.0, 2.0) as f32,
+        );
+        let mut body = gpu_collide::Body::new(1 + k % 2, at);
+        body.angle = random.between(-3.0, 3.0) as f32;
+        (body.layer, body.mask) = (2, 3);
+        bodies.push(body);
+    }
+    let mut cpu = CpuCollider::new(library.clone());
+    let expected = cpu.find_pairs(&bodies).expect("pairs");
+    let mut reference = ReferenceCollider::new(library.clone());
+    assert_eq!(reference.find_pairs(&bodies).expect("pairs"), expected);
+    assert!(expected.len() > 5000, "{} pairs", expected.len());
+    let Some(context) = gpu() else { return };
+    let mut on_gpu = GpuCollider::new(&context, library).expect("gpu");
+    assert_eq!(on_gpu.find_pairs(&bodies).expect("pairs"), expected);
+}

@@ -42,6 +42,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (8, Slot::BodyCells),
     (9, Slot::Buckets),
     (10, Slot::GridInfo),
+    (11, Slot::GroupBoxes),
 ];
 
 /// One thread per body; when the bodies come from the caller's buffer, `source` is the

@@ -16,6 +16,7 @@ pub(crate) struct Kernels {
     broad: Kernel,
     deferred_args: Kernel,
     broad_deferred: Kernel,
+    cut_pairs: Kernel,
 }
 
 impl KernelNames for Kernels {
@@ -26,6 +27,7 @@ impl KernelNames for Kernels {
             broad: kernels.find("broad")?,
             deferred_args: kernels.find("deferred_args")?,
             broad_deferred: kernels.find("broad_deferred")?,
+            cut_pairs: kernels.find("cut_pairs")?,
         })
     }
 }
@@ -47,6 +49,8 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (12, Slot::WalkStarts),
     (13, Slot::WalkEnds),
     (14, Slot::WalkBoxKeys),
+    (15, Slot::Infos),
+    (16, Slot::GroupBoxes),
 ];
 
 /// The counting sort's last steps, the query by the bodies of the slice (`Params::slice_start ..
@@ -61,9 +65,10 @@ pub(crate) fn dispatch(
     b: &Buffers,
     bodies: u32,
     buckets: u32,
+    part_groups: bool,
 ) {
     dispatch_grid(kernels, pass, groups, bodies, buckets);
-    dispatch_search(kernels, pass, groups, b);
+    dispatch_search(kernels, pass, groups, b, part_groups);
 }
 
 /// The query by the bodies of the slice and the crowded cells they handed over, once the grid is
@@ -73,6 +78,7 @@ pub(crate) fn dispatch_search(
     pass: &mut wgpu::ComputePass,
     groups: &StageGroups,
     b: &Buffers,
+    part_groups: bool,
 ) {
     let k = &kernels.named;
     kernels.dispatch_indirect(pass, groups, k.broad, &b.dispatch_args, ARGS_BROAD);
@@ -84,6 +90,12 @@ pub(crate) fn dispatch_search(
         &b.dispatch_args,
         ARGS_DEFERRED,
     );
+    // Where parts are in groups, the pairs of bodies with a group in them, which both
+    // kernels above hand over, are cut into pairs of parts (`cut_pairs`).
+    if part_groups {
+        kernels.dispatch(pass, groups, k.deferred_args, (1, 1));
+        kernels.dispatch_indirect(pass, groups, k.cut_pairs, &b.dispatch_args, ARGS_DEFERRED);
+    }
 }
 
 /// Records into `walk` the uniform copies of the sorted grid that the walk reads in

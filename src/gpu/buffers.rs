@@ -23,6 +23,9 @@ pub(crate) struct Capacity {
     pub(crate) deferred: u32,
     pub(crate) long_pairs: u32,
     pub(crate) tasks: u32,
+    /// Boxes of groups of parts, two for each of the caller's bodies
+    /// (`part_groups`); at least one, as a runtime-sized array needs.
+    pub(crate) group_boxes: u32,
 }
 
 /// What a frame's growable buffers had room for when it was submitted, to tell, once its
@@ -101,6 +104,9 @@ pub(crate) struct Buffers {
     /// The uniform copies of the sorted grid that the walk reads in
     /// [`GridBinding::Uniform`]; none in the storage form.
     pub(crate) walk: Option<WalkCopies>,
+    /// Each group of parts' box and its first part's, by its owner
+    /// (`super::part_groups`).
+    pub(crate) group_boxes: wgpu::Buffer,
 }
 
 /// The uniform copies of the grid's entries, its table's bucket starts and its blocks'
@@ -185,6 +191,8 @@ pub enum Slot {
     WalkEnds,
     /// The uniform copy of the box keys in `GridInfo` (`box_key_word` in grid.wgsl).
     WalkBoxKeys,
+    /// Each group of parts' box and its first part's, by its owner (`part_groups`).
+    GroupBoxes,
 }
 
 impl Slot {
@@ -226,6 +234,7 @@ impl Slot {
             Slot::WalkStarts => &["walk_starts"],
             Slot::WalkEnds => &["walk_ends"],
             Slot::WalkBoxKeys => &["walk_box_keys"],
+            Slot::GroupBoxes => &["group_boxes"],
         }
     }
 }
@@ -260,6 +269,7 @@ impl Buffers {
             Slot::WalkStarts => self.walk.as_ref().map(|w| &w.starts),
             Slot::WalkEnds => self.walk.as_ref().map(|w| &w.ends),
             Slot::WalkBoxKeys => self.walk.as_ref().map(|w| &w.box_keys),
+            Slot::GroupBoxes => Some(&self.group_boxes),
             Slot::Source
             | Slot::QueryParams
             | Slot::Queries
@@ -473,6 +483,11 @@ impl Buffers {
                 U::STORAGE,
             )?,
             toi_readback: make("toi readback", toi_bytes, U::MAP_READ | U::COPY_DST)?,
+            group_boxes: make(
+                "group boxes",
+                items(capacity.group_boxes.max(1), size_of::<Aabb>()),
+                U::STORAGE | U::COPY_DST,
+            )?,
             walk: match grid {
                 GridBinding::Storage => None,
                 GridBinding::Uniform => Some(WalkCopies {

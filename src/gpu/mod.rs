@@ -10,6 +10,7 @@ mod collider;
 mod kernel_list;
 mod kernels;
 mod lockstep;
+mod part_groups;
 internal_mods!(bounds, broad, contact, narrow, query, readback);
 mod pending;
 mod pipeline;

@@ -22,6 +22,7 @@ mod query;
 use super::buffers::{binding_limit, grown, BodyLists, Buffers, Capacity, Room, WalkCopies};
 use super::contact::{ContactState, GpuContact};
 use super::narrow::NarrowFrame;
+use super::part_groups::PartGroups;
 use super::query::QueryBuffers;
 use super::readback::{read_mapped, PAIRS_AT, STAMPS_AT};
 use super::record::RecordedFrame;
@@ -38,7 +39,7 @@ use crate::input::library::ShapeLibrary;
 use crate::layout::bodies::{body_info, update_transforms};
 use crate::layout::packed::{
     BodyInfo, BodyTransform, Counters, DeferredScan, GridInfo, LongPair, Params, SweptLongPair,
-    MAX_BODIES, NO_OWNER, NO_SOURCE_ANGLE, PAIR_KINDS,
+    GROUP_SHIFT, MAX_BODIES, NO_OWNER, NO_SOURCE_ANGLE, PAIR_KINDS,
 };
 use crate::layout::shaders::{GridBinding, LibraryBinding, Stage};
 
@@ -66,6 +67,10 @@ pub(crate) struct FramePipeline {
     /// frame is a part of ([`BodyInfo::owner`]), set by [`Self::set_owners`]; empty
     /// where the bodies are the caller's own.
     owners: Vec<u32>,
+    /// The groups those parts are in, and their boxes (set with the owners).
+    part_groups: PartGroups,
+    /// Whether the bodies last uploaded are in groups, their boxes uploaded with them.
+    grouped: bool,
     /// The grid's layout, chosen again when the infos change.
     grid: GridParams,
     /// The query grid's layout, for the last batch's kind (see `super::query`).
@@ -130,6 +135,8 @@ struct CopiedWalk<'a> {
     kernels: &'a BroadKernels,
     groups: &'a StageGroups,
     copies: &'a WalkCopies,
+    /// Whether the frame's parts are in groups (`broad::dispatch_search`).
+    part_groups: bool,
 }
 
 /// Records the broad stage with the walk reading uniform copies of the grid: the grid's
@@ -157,7 +164,7 @@ fn encode_broad_copied(
         label: Some(Stage::Broad.name()),
         timestamp_writes: timer.map(|(t, k)| t.split_pass_writes(k as u32, false)),
     });
-    broad::dispatch_search(kernels, &mut pass, groups, b);
+    broad::dispatch_search(kernels, &mut pass, groups, b, walk.part_groups);
 }
 
 /// What one run of the pipeline found.
@@ -185,6 +192,7 @@ impl FramePipeline {
                 deferred: 256,
                 long_pairs: 256,
                 tasks: 1024,
+                group_boxes: 1,
             };
             // The shape library as one buffer (shaders/library.wgsl): shapes, vertices, words.
             let mut words: Vec<u32> = bytemuck::cast_slice(&library.shapes).to_vec();
@@ -236,9 +244,12 @@ impl FramePipeline {
             let grid = GridParams::for_bodies(&library, &[]);
             let groups = Groups::new(device, &pipelines, &broad, copied_broad.as_ref(), &buffers);
             let long_tests = crate::cpu::narrow::has_long_tests(&library);
+            let part_groups = PartGroups::new(&library.shapes);
             Ok(FramePipeline {
                 context: context.clone(),
                 library,
+                part_groups,
+                grouped: false,
                 pipelines,
                 library_binding,
                 broad,
@@ -451,14 +462,26 @@ impl FramePipeline {
             0,
             bytemuck::cast_slice(&self.transforms),
         );
-        self.upload_infos(bodies, true);
+        // Room for the groups' boxes was made by `prepare`; without it (or without
+        // groups) every part walks alone.
+        let mut grouped = false;
+        if self.part_groups.room() <= self.capacity.group_boxes {
+            if let Some(boxes) = self.part_groups.boxes(bodies) {
+                let queue = &self.context.queue;
+                queue.write_buffer(&self.buffers.group_boxes, 0, bytemuck::cast_slice(boxes));
+                grouped = true;
+            }
+        }
+        self.grouped = grouped;
+        self.upload_infos_as(bodies, true, false, grouped);
     }
 
     /// Uploads the bodies' infos if they changed, and then chooses the pairs' grid again:
     /// from a sample of the positions `with_positions` (the transforms just uploaded),
     /// from the shapes' sizes alone otherwise (positions in a buffer of the caller's).
     pub(crate) fn upload_infos(&mut self, bodies: &[Body], with_positions: bool) {
-        self.upload_infos_as(bodies, with_positions, false);
+        self.grouped = false;
+        self.upload_infos_as(bodies, with_positions, false, false);
     }
 
     /// Uploads this frame's transforms and the bodies' infos as queries see them: with
@@ -471,7 +494,8 @@ impl FramePipeline {
             0,
             bytemuck::cast_slice(&self.transforms),
         );
-        self.upload_infos_as(bodies, true, true);
+        self.grouped = false;
+        self.upload_infos_as(bodies, true, true, false);
     }
 
     /// The caller's body each body of the next frames is a part of, from the frame's
@@ -481,10 +505,18 @@ impl FramePipeline {
         if let Some(parts) = parts {
             self.owners.extend_from_slice(parts.part_owners());
         }
+        self.part_groups.set(parts);
     }
 
-    /// [`Self::upload_infos`], with every mask opened when `open_masks`.
-    fn upload_infos_as(&mut self, bodies: &[Body], with_positions: bool, open_masks: bool) {
+    /// [`Self::upload_infos`], with every mask opened when `open_masks`, and the parts'
+    /// group codes when `grouped` (their boxes uploaded for these bodies).
+    fn upload_infos_as(
+        &mut self,
+        bodies: &[Body],
+        with_positions: bool,
+        open_masks: bool,
+        grouped: bool,
+    ) {
         // Bodies of the caller's: `reserve` no longer needs to warm the kernels up, and
         // would otherwise forget what this frame chose.
         self.warm = true;
@@ -498,9 +530,17 @@ impl FramePipeline {
         } else {
             &[]
         };
+        let part_groups = &self.part_groups;
+        let group = |k: usize| {
+            if grouped {
+                part_groups.code(k, bodies.len())
+            } else {
+                0
+            }
+        };
         let info_of = |k: usize, body: &Body| {
             let info = BodyInfo {
-                kind: shapes[body.shape as usize].kind,
+                kind: shapes[body.shape as usize].kind | group(k) << GROUP_SHIFT,
                 owner: owners.get(k).copied().unwrap_or(NO_OWNER),
                 ..body_info(body)
             };
@@ -680,6 +720,7 @@ impl FramePipeline {
                     b,
                     run.bodies,
                     bucket_count,
+                    self.grouped,
                 ),
                 Stage::Narrow => narrow::dispatch(
                     &p.narrow,
@@ -712,6 +753,7 @@ impl FramePipeline {
                 kernels,
                 groups,
                 copies,
+                part_groups: self.grouped,
             }),
             _ => None,
         }
@@ -819,6 +861,13 @@ impl FramePipeline {
     pub(crate) fn prepare(&mut self, bodies: &[Body]) -> Result<u32, Error> {
         let count = body_count(bodies)?;
         self.grow_bodies(count)?;
+        let room = self.part_groups.room();
+        if room > self.capacity.group_boxes {
+            self.resize(Capacity {
+                group_boxes: grown(room),
+                ..self.capacity
+            })?;
+        }
         self.upload_bodies(bodies);
         Ok(count)
     }
@@ -931,7 +980,7 @@ impl FramePipeline {
 
 /// Names of the lists a frame appends to, as messages give them.
 pub(super) const CANDIDATES: &str = "pair candidates";
-pub(super) const DEFERRED: &str = "crowded-cell pieces of the broad phase";
+pub(super) const DEFERRED: &str = "crowded-cell pieces and pairs of part groups of the broad phase";
 pub(super) const LONG_PAIRS: &str = "long pair tests";
 pub(super) const TASKS: &str = "chunks of long pair tests";
 /// A long test's bytes: a frame with motion keeps its long tests in the larger

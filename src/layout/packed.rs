@@ -153,6 +153,27 @@ pub const NO_LEVEL: u32 = u32::MAX;
 /// keeps every pair, as it would anyway.
 pub const NO_OWNER: u32 = MAX_BODIES - 1;
 
+/// Where [`BodyInfo::kind`] keeps, above the kind, the body's group code. The parts of
+/// one of the caller's concave or compound bodies of 2 to [`GROUP_LIMIT`] parts are a
+/// group: the GPU's grid holds the group as its first part, boxed around all the parts,
+/// and leaves the others out; a pair the grid finds with a group in it is cut into the
+/// pairs of parts whose boxes overlap (`cut_pair` in `shaders/broad.wgsl`). A concave
+/// outline's pieces all meet near its centre: as bodies of the grid, each read the
+/// others' crowded cells, and the broad phase of the concave 10^4 scene took about ten
+/// times its outlines' hulls'.
+///
+/// The code: 0 for a body of the grid that is no group, the part count for a group's
+/// first part, [`GROUP_FOLLOWS`] for its other parts.
+pub const GROUP_SHIFT: u32 = 8;
+
+/// The most parts a group has: a pair of groups is cut into pairs of parts by one
+/// thread, in at most `GROUP_LIMIT`² tests. Bodies of more parts are in the grid part
+/// by part.
+pub const GROUP_LIMIT: u32 = 32;
+
+/// The group code (see [`GROUP_SHIFT`]) of a group's parts after its first.
+pub const GROUP_FOLLOWS: u32 = 255;
+
 /// The constants above as WGSL, prepended to every shader so both sides use one
 /// definition; with `SHAPE_KINDS` and a `SHAPE_<KIND>` for each [`ShapeKind`] (its
 /// index), and a `PAIR_<LOW>_<HIGH>` for each [`PairKind`].
@@ -179,6 +200,8 @@ pub fn wgsl_constants() -> String {
          const NO_BUCKET: u32 = {NO_BUCKET}u;\n\
          const NO_LEVEL: u32 = {NO_LEVEL}u;\n\
          const NO_OWNER: u32 = {NO_OWNER}u;\n\
+         const GROUP_SHIFT: u32 = {GROUP_SHIFT}u;\n\
+         const GROUP_FOLLOWS: u32 = {GROUP_FOLLOWS}u;\n\
          const CHUNK_BUDGET: u32 = {CHUNK_BUDGET}u;\n\
          const SCAN_BUDGET: u32 = {SCAN_BUDGET}u;\n\
          const SCAN_CHUNK: u32 = {SCAN_CHUNK}u;\n\
@@ -296,12 +319,13 @@ pub struct BodyInfo {
     pub layer: u32,
     /// The groups this body may collide with.
     pub mask: u32,
-    /// The kind of the body's shape (`SHAPE_*`), filled in by the GPU collider's upload
-    /// for `read_bodies`, which refuses a bitmask off the whole numbers; the bounds
-    /// kernel takes the kind it records for the narrow phase's bins (see
-    /// [`PAIR_KIND_SHIFT`]) from the library instead, a cheaper read on software
-    /// adapters. The CPU path reads kinds from the library, and
-    /// [`crate::layout::bodies::body_info`] leaves it 0.
+    /// The kind of the body's shape (`SHAPE_*`) in the low byte, filled in by the GPU
+    /// collider's upload for `read_bodies`, which refuses a bitmask off the whole
+    /// numbers; the bounds kernel takes the kind it records for the narrow phase's bins
+    /// (see [`PAIR_KIND_SHIFT`]) from the library instead, a cheaper read on software
+    /// adapters. Above it, from [`GROUP_SHIFT`], the body's group code. The CPU path
+    /// reads kinds from the library, and [`crate::layout::bodies::body_info`] leaves
+    /// it 0.
     pub kind: u32,
     /// Where the library cuts concave and compound shapes into convex parts, each a
     /// body of the stages: the caller's body this one is a part of. Two parts of one
@@ -476,7 +500,8 @@ pub struct Counters {
     pub candidates: u32,
     /// Colliding pairs found by the narrow phase.
     pub pairs: u32,
-    /// Pieces of crowded cells handed over by the broad phase.
+    /// Pieces of crowded cells, and pairs with a group of parts in them, handed over
+    /// by the broad phase.
     pub deferred: u32,
     /// Candidates whose exact test was split into chunks.
     pub long_pairs: u32,
