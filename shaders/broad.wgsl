@@ -706,20 +706,23 @@ fn run_end(cell: vec2<i32>, bucket: u32, last_x: i32) -> i32 {
     return min(last_x, cell.x + i32(in_block));
 }
 
+// The piece handed over that thread (workgroup, local) of broad_deferred or cut_pairs
+// reads; level NO_LEVEL past the pieces stored, and once the frame is known to be
+// refused, when the rest need not be read.
+fn handed_piece(workgroup: vec3<u32>, local: u32) -> DeferredScan {
+    let t = global_index(workgroup, local);
+    if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) || past_candidate_limit() {
+        return DeferredScan(vec2<i32>(0), NO_LEVEL, 0u, 0u, 0u);
+    }
+    return deferred[t];
+}
+
 // One piece of a crowded cell, read for the body that handed it over.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
-    let t = global_index(workgroup, local);
-    if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) {
-        return;
-    }
-    // Once the frame is known to be refused, the remaining pieces need not be read.
-    if past_candidate_limit() {
-        return;
-    }
-    let piece = deferred[t];
-    if piece.level == PAIR_PIECE {
+    let piece = handed_piece(workgroup, local);
+    if piece.level == NO_LEVEL || piece.level == PAIR_PIECE {
         return;
     }
     let i = piece.body;
@@ -733,14 +736,7 @@ fn broad_deferred(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_in
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cut_pairs(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     params = uploaded_params;
-    let t = global_index(workgroup, local);
-    if t >= min(atomicLoad(&counters.deferred), params.deferred_capacity) {
-        return;
-    }
-    if past_candidate_limit() {
-        return;
-    }
-    let piece = deferred[t];
+    let piece = handed_piece(workgroup, local);
     if piece.level == PAIR_PIECE {
         cut_pair(piece.body, piece.first);
     }
