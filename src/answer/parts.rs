@@ -16,7 +16,7 @@ use crate::answer::pair::Pair;
 use crate::answer::query::QueryAnswers;
 use crate::error::{Error, Location, SceneError};
 use crate::input::body::Body;
-use crate::input::library::ShapeLibrary;
+use crate::input::library::{Parts, ShapeLibrary};
 
 /// Bodies placed per parallel task.
 const CHUNK: usize = 1024;
@@ -62,10 +62,48 @@ impl ShapeLibrary {
             return Ok(false);
         };
         let e = expansion;
-        // Where each body's parts go; a shape out of range has none here, and is
-        // refused below.
-        e.starts.clear();
-        e.starts.push(0);
+        // Which parts are whose changes only with the bodies' shapes, most frames not.
+        let same_shapes = e.shapes.len() == bodies.len()
+            && e.shapes.iter().zip(bodies).all(|(&shape, body)| shape == body.shape);
+        if !same_shapes {
+            e.index(parts, bodies)?;
+        }
+        e.bodies
+            .resize(e.part.len(), Body::new(0, glam::Vec2::ZERO));
+        // Each run of bodies places its parts into its own stretch of the list, on all
+        // cores: one loop took a sixth of the cpu backend's frame on concave 10^4.
+        let ends = (CHUNK..bodies.len())
+            .step_by(CHUNK)
+            .chain([bodies.len()])
+            .map(|end| e.starts[end] as usize);
+        bodies
+            .par_chunks(CHUNK)
+            .zip(cut_at(&mut e.bodies, ends))
+            .enumerate()
+            .map(|(c, (chunk, placed))| {
+                let mut next = 0;
+                chunk.iter().enumerate().try_for_each(|(k, body)| {
+                    self.place_checked_parts(parts, c * CHUNK + k, body, |p| {
+                        placed[next] = p;
+                        next += 1;
+                    })
+                })
+            })
+            // The first bad body by index is named, as one loop would name it.
+            .find_first(Result::is_err)
+            .unwrap_or(Ok(()))?;
+        Ok(true)
+    }
+}
+
+impl Expansion {
+    /// Where each of `bodies`' parts go, whose they are and their numbers; a shape out
+    /// of range has none here, and is refused when the parts are placed. Until it is
+    /// done, and when it fails, `shapes` is empty, so nothing is reused half made.
+    fn index(&mut self, parts: &Parts, bodies: &[Body]) -> Result<(), SceneError> {
+        self.shapes.clear();
+        self.starts.clear();
+        self.starts.push(0);
         let mut total = 0u32;
         for (index, body) in bodies.iter().enumerate() {
             let count = parts.ranges.get(body.shape as usize).map_or(0, |r| r.1);
@@ -76,57 +114,50 @@ impl ShapeLibrary {
                     format!("the frame's bodies have more than {} parts in all", u32::MAX),
                 )
             })?;
-            e.starts.push(total);
+            self.starts.push(total);
         }
-        let total = total as usize;
-        e.bodies.resize(total, Body::new(0, glam::Vec2::ZERO));
-        e.owner.resize(total, 0);
-        e.part.resize(total, 0);
-        // Each run of bodies places its parts into its own stretch of the lists, on all
-        // cores: one loop took a sixth of the cpu backend's frame on concave 10^4.
-        let mut stretches = Vec::with_capacity(bodies.len().div_ceil(CHUNK));
-        let mut rest = (&mut e.bodies[..], &mut e.owner[..], &mut e.part[..]);
-        for first in (0..bodies.len()).step_by(CHUNK) {
-            let end = (first + CHUNK).min(bodies.len());
-            let n = (e.starts[end] - e.starts[first]) as usize;
-            let (placed, placed_rest) = std::mem::take(&mut rest.0).split_at_mut(n);
-            let (owner, owner_rest) = std::mem::take(&mut rest.1).split_at_mut(n);
-            let (part, part_rest) = std::mem::take(&mut rest.2).split_at_mut(n);
-            stretches.push((placed, owner, part));
-            rest = (placed_rest, owner_rest, part_rest);
+        self.owner.clear();
+        self.part.clear();
+        for (index, own) in self.starts.windows(2).enumerate() {
+            self.owner.extend((own[0]..own[1]).map(|_| index as u32));
+            self.part.extend(0..own[1] - own[0]);
         }
-        bodies
-            .par_chunks(CHUNK)
-            .zip(stretches)
-            .enumerate()
-            .map(|(c, (chunk, (placed, owner, part)))| {
-                let mut next = 0;
-                chunk.iter().enumerate().try_for_each(|(k, body)| {
-                    let index = c * CHUNK + k;
-                    let mut number = 0;
-                    self.place_checked_parts(parts, index, body, |p| {
-                        (placed[next], owner[next], part[next]) = (p, index as u32, number);
-                        next += 1;
-                        number += 1;
-                    })
-                })
-            })
-            // The first bad body by index is named, as one loop would name it.
-            .find_first(Result::is_err)
-            .unwrap_or(Ok(()))?;
-        e.in_parts.clear();
-        e.in_parts
-            .extend(bodies.iter().map(|b| parts.in_parts[b.shape as usize]));
-        e.shapes.clear();
-        e.shapes.extend(bodies.iter().map(|b| b.shape));
-        Ok(true)
+        self.in_parts.clear();
+        self.in_parts.extend(bodies.iter().map(|b| {
+            parts
+                .in_parts
+                .get(b.shape as usize)
+                .copied()
+                .unwrap_or(false)
+        }));
+        self.shapes.extend(bodies.iter().map(|b| b.shape));
+        Ok(())
     }
+}
+
+/// `slice` cut into consecutive stretches ending at `ends` (ascending, the last
+/// `slice`'s length), for tasks on all cores that each fill a stretch.
+pub(crate) fn cut_at<T>(slice: &mut [T], ends: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let (mut rest, mut start) = (slice, 0);
+    let mut stretches = Vec::new();
+    for end in ends {
+        let (stretch, after) = std::mem::take(&mut rest).split_at_mut(end - start);
+        stretches.push(stretch);
+        (rest, start) = (after, end);
+    }
+    stretches
 }
 
 impl Expansion {
     /// How many bodies the caller gave.
     pub fn owners(&self) -> usize {
         self.shapes.len()
+    }
+
+    /// The index into [`Self::bodies`] of the caller's body `k`'s first part; for `k`
+    /// the number of bodies, the number of parts.
+    pub fn first_part(&self, k: usize) -> usize {
+        self.starts[k] as usize
     }
 
     /// The caller's body `k`'s parts, as indices into [`Self::bodies`].
@@ -162,7 +193,7 @@ impl Expansion {
             .into_iter()
             .filter_map(|pair| self.owner_pair(pair).map(|(owners, _, _)| owners))
             .collect();
-        pairs.sort_unstable();
+        crate::answer::pair_sort::sort_pairs(&mut pairs);
         pairs.dedup();
         pairs
     }
@@ -341,8 +372,14 @@ mod tests {
         let parts = library.parts.as_ref().unwrap();
         let mut expansion = Expansion::default();
         // Larger then smaller frames into the same memory: nothing of the last stays.
-        for count in [5000, 2500, 1, 0, 3100] {
-            let bodies = bodies(count);
+        // Then as many bodies of other shapes, the same again (which reuses the parts'
+        // places of the frame before), and the first shapes back.
+        let frames = [(5000, 0), (2500, 0), (1, 0), (0, 0), (3100, 0), (3100, 1), (3100, 1), (3100, 0)];
+        for (count, turn) in frames {
+            let mut bodies = bodies(count);
+            for body in &mut bodies {
+                body.shape = (body.shape + turn) % 3;
+            }
             assert!(library.expand_into(&bodies, &mut expansion).unwrap());
             let mut one_loop = Vec::new();
             for (index, body) in bodies.iter().enumerate() {

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use crate::answer::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::answer::contact::Contact;
 use crate::answer::motion::{any_moving, SweptPair};
-use crate::answer::parts::{answers_through_parts, Expansion};
+use crate::answer::parts::{answers_through_parts, cut_at, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
 use crate::error::{Error, SceneError};
 use crate::grid::cell_size::{choose_grid, choose_grid_of_boxes, QueryGridChoice};
@@ -33,6 +33,10 @@ use crate::layout::packed::{Aabb, BodyInfo, BodyTransform};
 /// Bodies per parallel task: small enough to balance two to dozens of cores, large
 /// enough that scheduling costs nothing next to the work.
 const CHUNK: usize = 1024;
+
+/// The caller's bodies per parallel task when they have parts: a concave 10^4 frame
+/// has about seven parts a body, so a task has about [`CHUNK`] parts.
+const OWNERS_PER_RUN: usize = CHUNK / 8;
 
 /// The candidate pairs of the bodies in `grid`, boxed by `aabbs`: each body that may
 /// search visits its cells. Refuses the frame past `limit` pairs.
@@ -171,10 +175,16 @@ impl CpuCollider {
     /// ([`Self::grid_params`]) or the queries' (which choosing the pairs' would only
     /// delay when the bodies change).
     ///
-    /// Parts placed by [`ShapeLibrary::expand`] (`checked`) were checked there.
-    fn prepare(&mut self, bodies: &[Body], swept: bool, checked: bool) -> Result<(), Error> {
+    /// With `parts`, `bodies` are the parts it placed (and checked), and the caller's
+    /// bodies are described and boxed too, for their grid ([`Self::candidates`]).
+    fn prepare(
+        &mut self,
+        bodies: &[Body],
+        swept: bool,
+        parts: Option<&Expansion>,
+    ) -> Result<(), Error> {
         let (library, s) = (&self.library, &mut self.scratch);
-        // One pass over each chunk of bodies, which checks, turns, describes and bounds
+        // One pass over each run of bodies, which checks, turns, describes and bounds
         // them together: as four passes over all the bodies (`check_bodies`,
         // `update_transforms`, then infos and boxes) the cpu backend's bullet-hell 100k
         // frame read every body three more times and woke the threads three more times.
@@ -187,33 +197,89 @@ impl CpuCollider {
         s.transforms.resize(count, Zeroable::zeroed());
         s.infos.resize(count, Zeroable::zeroed());
         s.aabbs.resize(count, Zeroable::zeroed());
-        bodies
-            .par_chunks(CHUNK)
-            .zip(s.transforms.par_chunks_mut(CHUNK))
-            .zip(s.angles.par_chunks_mut(CHUNK))
-            .zip(s.infos.par_chunks_mut(CHUNK))
-            .zip(s.aabbs.par_chunks_mut(CHUNK))
-            .enumerate()
-            .map(|(c, ((((bodies, transforms), angles), infos), aabbs))| {
-                for (k, body) in bodies.iter().enumerate() {
-                    // The first error by index is reported, as `check_bodies` reports it.
-                    if !checked {
-                        library.check_body(c * CHUNK + k, body)?;
-                    }
-                    refresh_transform(body, &mut transforms[k], &mut angles[k]);
-                    infos[k] = body_info(body);
-                    let aabb = bounds::body_bounds(library, &transforms[k], &infos[k]);
-                    aabbs[k] = if swept && body.moves() {
-                        bounds::swept_bounds(aabb, body.velocity.to_array())
-                    } else {
-                        aabb
+        let Some(parts) = parts else {
+            return bodies
+                .par_chunks(CHUNK)
+                .zip(s.transforms.par_chunks_mut(CHUNK))
+                .zip(s.angles.par_chunks_mut(CHUNK))
+                .zip(s.infos.par_chunks_mut(CHUNK))
+                .zip(s.aabbs.par_chunks_mut(CHUNK))
+                .enumerate()
+                .map(|(c, ((((bodies, transforms), angles), infos), aabbs))| {
+                    let mut run = Run {
+                        transforms,
+                        angles,
+                        infos,
+                        aabbs,
                     };
+                    for (k, body) in bodies.iter().enumerate() {
+                        // The first error by index is reported, as `check_bodies` does.
+                        library.check_body(c * CHUNK + k, body)?;
+                        run.refresh(library, k, body, swept);
+                    }
+                    Ok::<(), SceneError>(())
+                })
+                .find_first(Result::is_err)
+                .unwrap_or(Ok(()))
+                .map_err(Error::from);
+        };
+        // Runs of whole caller's bodies, so that each body's box is joined from its
+        // parts' boxes as they are made, not in a pass of its own over them.
+        let owners = parts.owners();
+        s.owner_infos.resize(owners, Zeroable::zeroed());
+        s.owner_aabbs.resize(owners, Zeroable::zeroed());
+        let ends: Vec<(usize, usize)> = (OWNERS_PER_RUN..owners)
+            .step_by(OWNERS_PER_RUN)
+            .chain([owners])
+            .map(|end| (end, parts.first_part(end)))
+            .collect();
+        let part_ends = || ends.iter().map(|&(_, part)| part);
+        let runs: Vec<_> = cut_at(&mut s.transforms, part_ends())
+            .into_iter()
+            .zip(cut_at(&mut s.angles, part_ends()))
+            .zip(cut_at(&mut s.infos, part_ends()))
+            .zip(cut_at(&mut s.aabbs, part_ends()))
+            .zip(cut_at(
+                &mut s.owner_infos,
+                ends.iter().map(|&(owner, _)| owner),
+            ))
+            .zip(cut_at(
+                &mut s.owner_aabbs,
+                ends.iter().map(|&(owner, _)| owner),
+            ))
+            .collect();
+        runs.into_par_iter().enumerate().for_each(
+            |(r, (((((transforms, angles), infos), aabbs), owner_infos), owner_aabbs))| {
+                let mut run = Run {
+                    transforms,
+                    angles,
+                    infos,
+                    aabbs,
+                };
+                let first_owner = r * OWNERS_PER_RUN;
+                let first_part = parts.first_part(first_owner);
+                for (o, (info, aabb)) in owner_infos.iter_mut().zip(owner_aabbs).enumerate() {
+                    let own = parts.parts_of(first_owner + o);
+                    let mut joined = Aabb {
+                        min: [f32::INFINITY; 2],
+                        max: [f32::NEG_INFINITY; 2],
+                    };
+                    for p in own.clone() {
+                        let k = p - first_part;
+                        run.refresh(library, k, &bodies[p], swept);
+                        joined = joined.join(&run.aabbs[k]);
+                    }
+                    // The filter of the first part (every part has its body's) and the
+                    // body's own shape, which keys the grid's parameters.
+                    *info = BodyInfo {
+                        shape: parts.shape_of(first_owner + o),
+                        ..run.infos[own.start - first_part]
+                    };
+                    *aabb = joined;
                 }
-                Ok::<(), SceneError>(())
-            })
-            .find_first(Result::is_err)
-            .unwrap_or(Ok(()))
-            .map_err(Error::from)
+            },
+        );
+        Ok(())
     }
 
     /// Checks the bodies, then bounds, grid and candidate pairs: the pairs whose filters
@@ -232,16 +298,15 @@ impl CpuCollider {
         swept: bool,
         parts: Option<&Expansion>,
     ) -> Result<Vec<Pair>, Error> {
-        self.prepare(bodies, swept, parts.is_some())?;
-        let Some(parts) = parts else {
+        self.prepare(bodies, swept, parts)?;
+        if parts.is_none() {
             let params = self.grid_params();
             let s = &mut self.scratch;
             s.grid.rebuild(&params, &s.infos, &s.aabbs);
             let candidates = search(&s.grid, &params, &s.aabbs, self.max_pairs)?;
             self.note_candidates(candidates.len());
             return Ok(candidates);
-        };
-        self.bound_owners(parts);
+        }
         let s = &mut self.scratch;
         let params = match &self.owner_grid_params {
             Some((params, seen)) if *seen == s.owner_infos => *params,
@@ -256,31 +321,6 @@ impl CpuCollider {
         let candidates = search(&s.owner_grid, &params, &s.owner_aabbs, self.max_pairs)?;
         self.note_candidates(candidates.len());
         Ok(candidates)
-    }
-
-    /// The caller's bodies for the grid, from their parts' infos and boxes: the filter
-    /// of the first part (every part has its body's), the body's shape, and the box
-    /// around the parts' boxes (empty when theirs are, and then in no cell).
-    fn bound_owners(&mut self, parts: &Expansion) {
-        let s = &mut self.scratch;
-        s.owner_infos.clear();
-        s.owner_aabbs.clear();
-        for k in 0..parts.owners() {
-            let range = parts.parts_of(k);
-            s.owner_infos.push(BodyInfo {
-                shape: parts.shape_of(k),
-                ..s.infos[range.start]
-            });
-            let empty = Aabb {
-                min: [f32::INFINITY; 2],
-                max: [f32::NEG_INFINITY; 2],
-            };
-            s.owner_aabbs
-                .push(s.aabbs[range].iter().fold(empty, |all, part| Aabb {
-                    min: [all.min[0].min(part.min[0]), all.min[1].min(part.min[1])],
-                    max: [all.max[0].max(part.max[0]), all.max[1].max(part.max[1])],
-                }));
-        }
     }
 
     fn note_candidates(&mut self, count: usize) {
@@ -323,8 +363,46 @@ impl CpuCollider {
                 }
             }
         };
-        crate::answer::pair_sort::sort_pairs(&mut pairs);
+        // Pairs of parts are sorted as pairs of the caller's bodies when brought back.
+        if parts.is_none() {
+            crate::answer::pair_sort::sort_pairs(&mut pairs);
+        }
         Ok(pairs)
+    }
+}
+
+/// A run of the bodies of the stages: their transforms, the angles those were turned
+/// by, their infos and their boxes.
+struct Run<'a> {
+    transforms: &'a mut [BodyTransform],
+    angles: &'a mut [f32],
+    infos: &'a mut [BodyInfo],
+    aabbs: &'a mut [Aabb],
+}
+
+impl Run<'_> {
+    /// Brings the run's body `k` up to date from `body`: its box grown by its motion
+    /// when `swept`.
+    #[inline]
+    fn refresh(&mut self, library: &ShapeLibrary, k: usize, body: &Body, swept: bool) {
+        // The parts of a concave body share its turn: each after the first takes the
+        // rotation just computed rather than its own sine and cosine.
+        if k > 0 && self.angles[k - 1].to_bits() == body.angle.to_bits() {
+            self.transforms[k] = BodyTransform {
+                position: body.position.to_array(),
+                rotation: self.transforms[k - 1].rotation,
+            };
+            self.angles[k] = body.angle;
+        } else {
+            refresh_transform(body, &mut self.transforms[k], &mut self.angles[k]);
+        }
+        self.infos[k] = body_info(body);
+        let aabb = bounds::body_bounds(library, &self.transforms[k], &self.infos[k]);
+        self.aabbs[k] = if swept && body.moves() {
+            bounds::swept_bounds(aabb, body.velocity.to_array())
+        } else {
+            aabb
+        };
     }
 }
 
@@ -420,7 +498,7 @@ impl CpuCollider {
     }
 
     fn stage_query(&mut self, bodies: &[Body], batch: &QueryBatch) -> Result<QueryAnswers, Error> {
-        self.prepare(bodies, false, false)?;
+        self.prepare(bodies, false, None)?;
         let s = &mut self.scratch;
         s.query_infos.clear();
         s.query_infos.extend(s.infos.iter().map(|info| BodyInfo {

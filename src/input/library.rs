@@ -419,18 +419,8 @@ impl ShapeLibrary {
             ));
         };
         let own = &parts.list[first as usize..(first + count) as usize];
-        if let [place] = own {
-            if place.offset == Vec2::ZERO && place.angle == 0.0 {
-                let stage = Body {
-                    shape: place.shape,
-                    ..*body
-                };
-                self.check_body(index, &stage)?;
-                placed(stage);
-                return Ok(());
-            }
-        }
-        // The body's own numbers first, then its parts' placements.
+        // The body's own numbers first, as a body of its first part's shape (a bitmask
+        // is always a shape's only part), then its parts' placements.
         self.check_body(
             index,
             &Body {
@@ -438,6 +428,21 @@ impl ShapeLibrary {
                 ..*body
             },
         )?;
+        // Parts at the body's own origin, unturned (a convex shape's one part, a concave
+        // shape's pieces), are the body with another shape: no turn to compute, and no
+        // placement to check.
+        if own
+            .iter()
+            .all(|place| place.offset == Vec2::ZERO && place.angle == 0.0)
+        {
+            for place in own {
+                placed(Body {
+                    shape: place.shape,
+                    ..*body
+                });
+            }
+            return Ok(());
+        }
         for part in place_parts(body, own) {
             for (field, value) in [
                 ("x", part.position.x),

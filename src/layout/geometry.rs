@@ -133,6 +133,14 @@ impl Aabb {
     pub fn overlaps(&self, other: &Aabb) -> bool {
         aabbs_overlap(self, other)
     }
+
+    /// The smallest box holding both.
+    pub fn join(&self, other: &Aabb) -> Aabb {
+        Aabb {
+            min: [self.min[0].min(other.min[0]), self.min[1].min(other.min[1])],
+            max: [self.max[0].max(other.max[0]), self.max[1].max(other.max[1])],
+        }
+    }
 }
 
 /// Where the segment `start + t·delta`, `t` in `[0, 1]`, first enters the closed disc of
