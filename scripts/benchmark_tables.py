@@ -59,6 +59,23 @@ RUNS = [
     ("threads-crowded", None, ["--scene", "mixed,bitmask", "--bodies", "10000", *THREADS, "--frames", "20"]),
     ("threads-circles", None, ["--scene", "circles", "--bodies", "20000", *THREADS, "--frames", "20"]),
     ("threads-bullet-hell", None, ["--scene", "bullet-hell", "--bodies", "100000,1000000", *THREADS, "--frames", "10"]),
+    # Format 1.2's scenes beside their twins, the new shapes replaced: both backends in
+    # one run, then the cpu backend alone again, its ratio being the one nearest 2.
+    *(
+        (f"{scene}-seed-{seed}", None, ["--scene", f"{scene},{twin}", "--bodies", bodies, "--backend", "cpu,gpu", "--seed", str(seed), "--frames", "30"])
+        for scene, twin, bodies in (("lasers", "lasers-as-circles", "100000"), ("concave", "concave-hulls", "10000"))
+        for seed in (1, 2, 3)
+    ),
+    *(
+        (f"concave-cpu-seed-{seed}", None, ["--scene", "concave,concave-hulls", "--bodies", "10000", "--backend", "cpu", "--seed", str(seed), "--frames", "30"])
+        for seed in (1, 2, 3)
+    ),
+]
+
+# The format 1.2 scenes and the twin each is measured against.
+TWINS = {"lasers": "lasers-as-circles", "concave": "concave-hulls"}
+FORMAT_12 = [f"{scene}-seed-{seed}" for scene in TWINS for seed in (1, 2, 3)] + [
+    f"concave-cpu-seed-{seed}" for seed in (1, 2, 3)
 ]
 
 BACKENDS = ("gpu", "cpu", "parry2d", "rapier2d", "box2d")
@@ -327,6 +344,30 @@ def stage_table(key_runs):
     return rows
 
 
+def twin_table(reports, names):
+    """Each format 1.2 scene against its twin, run by run and backend by backend."""
+    rows = [
+        "| run | scene | bodies | backend | frame | twin's frame | ratio | backends |",
+        "|---|---|---:|---|---:|---:|---:|---|",
+    ]
+    for name in names:
+        if name not in reports:
+            continue
+        _, report = reports[name]
+        runs = {(r["scene"], r["backend"]): r for r in report["runs"]}
+        for (scene, backend), run in runs.items():
+            twin = runs.get((TWINS.get(scene), backend))
+            if twin is None:
+                continue
+            frame, twin_frame = median(run), median(twin)
+            note = agreement_note({backend: run}) or ("agree" if run.get("agreement") else "")
+            rows.append(
+                f"| {name} | {scene_name(run, report)} | {count(run['bodies'])} | {backend} "
+                f"| {ms(frame)} | {ms(twin_frame)} | {ratio(frame, twin_frame)} | {note} |"
+            )
+    return rows
+
+
 def skipped(reports, names):
     lines = []
     for name in names:
@@ -411,6 +452,16 @@ def render(machines):
             "with parry2d and rapier2d, which run on one; median frame in ms; the ratios divide "
             "by the fastest engine at its best thread count.",
             thread_table(reports, names),
+            names,
+            reports,
+        )
+        names = FORMAT_12
+        out += [] if not any(n in reports for n in names) else section(
+            "Format 1.2 against its twins",
+            "Lasers 10^5 against the same scene with the lasers circles, concave 10^4 against "
+            "the same bodies with each outline its convex hull; median frame in ms, and the "
+            "ratio of the two from one run.",
+            twin_table(reports, names),
             names,
             reports,
         )

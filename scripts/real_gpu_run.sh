@@ -179,6 +179,9 @@ else
     frames=20
     bench bullet-hell-1e4 30 gpu,cpu bullet-hell 10000
     bench bullet-hell-1e5 40 gpu,cpu bullet-hell 100000
+    # Format 1.2's scenes against their twins (BENCHMARKS.md), in one run each.
+    bench concave-1e4 40 gpu,cpu concave,concave-hulls 10000
+    bench lasers-1e5 40 gpu,cpu lasers,lasers-as-circles 100000
     bench bullet-hell-1e6 80 gpu,cpu bullet-hell 1000000
     bench mixed-1e4 25 gpu,cpu mixed 10000
     bench mixed-1e5 40 gpu,cpu mixed 100000
