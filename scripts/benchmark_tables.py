@@ -209,14 +209,16 @@ def scene_name(run, report):
     return f"{scene}, seed {report['seed']}"
 
 
+def named_reports(reports, names):
+    """(name, report) of the named runs that were recorded, in the order of `names`."""
+    return [(name, reports[name][1]) for name in names if name in reports]
+
+
 def runs_by_key(reports, names, keep=lambda name, run: True):
     """{(scene label, bodies): {backend: run}} over the named reports, in their order,
     of the runs `keep(report name, run)` accepts."""
     table = {}
-    for name in names:
-        if name not in reports:
-            continue
-        _, report = reports[name]
+    for name, report in named_reports(reports, names):
         for run in report["runs"]:
             if not keep(name, run):
                 continue
@@ -299,10 +301,7 @@ def thread_table(reports, names):
         "| box2d, 2 threads | cpu's speed-up | cpu 1 thread / best peer | cpu 2 threads / best peer | backends |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for name in names:
-        if name not in reports:
-            continue
-        _, report = reports[name]
+    for name, report in named_reports(reports, names):
         keyed = {}
         for run in report["runs"]:
             lane = run["backend"] + (f"-{run['threads']}" if run.get("threads") else "")
@@ -350,10 +349,7 @@ def twin_table(reports, names):
         "| run | scene | bodies | backend | frame | twin's frame | ratio | backends |",
         "|---|---|---:|---|---:|---:|---:|---|",
     ]
-    for name in names:
-        if name not in reports:
-            continue
-        _, report = reports[name]
+    for name, report in named_reports(reports, names):
         runs = {(r["scene"], r["backend"]): r for r in report["runs"]}
         for (scene, backend), run in runs.items():
             twin = runs.get((TWINS.get(scene), backend))
@@ -370,11 +366,9 @@ def twin_table(reports, names):
 
 def skipped(reports, names):
     lines = []
-    for name in names:
-        if name in reports:
-            _, report = reports[name]
-            for s in report["dropped"] + report["failed"]:
-                lines.append(f"{s['backend']} at {count(s['bodies'])} ({s['scene']}): {s['reason']}")
+    for _, report in named_reports(reports, names):
+        for s in report["dropped"] + report["failed"]:
+            lines.append(f"{s['backend']} at {count(s['bodies'])} ({s['scene']}): {s['reason']}")
     return lines
 
 
