@@ -14,6 +14,7 @@ use crate::answer::contact::{Contact, ContactKind};
 use crate::answer::motion::SweptPair;
 use crate::answer::pair::Pair;
 use crate::answer::query::QueryAnswers;
+use crate::cpu::stretches::split_at_starts;
 use crate::error::{Error, Location, SceneError};
 use crate::input::body::Body;
 use crate::input::library::{Parts, ShapeLibrary};
@@ -72,13 +73,12 @@ impl ShapeLibrary {
             .resize(e.part.len(), Body::new(0, glam::Vec2::ZERO));
         // Each run of bodies places its parts into its own stretch of the list, on all
         // cores: one loop took a sixth of the cpu backend's frame on concave 10^4.
-        let ends = (CHUNK..bodies.len())
+        let starts = (0..bodies.len())
             .step_by(CHUNK)
-            .chain([bodies.len()])
-            .map(|end| e.starts[end] as usize);
+            .map(|first| e.starts[first] as usize);
         bodies
             .par_chunks(CHUNK)
-            .zip(cut_at(&mut e.bodies, ends))
+            .zip(split_at_starts(&mut e.bodies, starts))
             .enumerate()
             .map(|(c, (chunk, placed))| {
                 let mut next = 0;
@@ -119,7 +119,8 @@ impl Expansion {
         self.owner.clear();
         self.part.clear();
         for (index, own) in self.starts.windows(2).enumerate() {
-            self.owner.extend((own[0]..own[1]).map(|_| index as u32));
+            self.owner
+                .extend(std::iter::repeat_n(index as u32, (own[1] - own[0]) as usize));
             self.part.extend(0..own[1] - own[0]);
         }
         self.in_parts.clear();
@@ -133,19 +134,6 @@ impl Expansion {
         self.shapes.extend(bodies.iter().map(|b| b.shape));
         Ok(())
     }
-}
-
-/// `slice` cut into consecutive stretches ending at `ends` (ascending, the last
-/// `slice`'s length), for tasks on all cores that each fill a stretch.
-pub(crate) fn cut_at<T>(slice: &mut [T], ends: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
-    let (mut rest, mut start) = (slice, 0);
-    let mut stretches = Vec::new();
-    for end in ends {
-        let (stretch, after) = std::mem::take(&mut rest).split_at_mut(end - start);
-        stretches.push(stretch);
-        (rest, start) = (after, end);
-    }
-    stretches
 }
 
 impl Expansion {

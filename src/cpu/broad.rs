@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::{IVec2, Vec2};
 use rayon::prelude::*;
 
+use crate::cpu::stretches::split_at_starts;
 use crate::answer::collider::Pair;
 use crate::layout::geometry::{filters_agree, same_owner};
 use crate::grid::{
@@ -129,18 +130,6 @@ fn shard_starts(buckets: u32, shards: usize) -> Vec<u32> {
     (0..shards)
         .map(|s| (chunks as u64 * s as u64 / shards as u64) as u32 * BUCKETS_PER_THREAD)
         .collect()
-}
-
-/// `items` cut before each of `starts` (ascending, the first 0): one slice a start.
-fn split_at_starts<'a, T>(mut items: &'a mut [T], starts: &[u32]) -> Vec<&'a mut [T]> {
-    let mut pieces = Vec::with_capacity(starts.len());
-    for pair in starts.windows(2) {
-        let (piece, rest) = items.split_at_mut((pair[1] - pair[0]) as usize);
-        pieces.push(piece);
-        items = rest;
-    }
-    pieces.push(items);
-    pieces
 }
 
 /// Bodies from which [`Grid::rebuild`] sorts in one shard per thread.
@@ -278,7 +267,7 @@ impl Grid {
         self.bucket_ends.resize(params.bucket_count as usize + 1, 0);
         let shards = shard_starts(params.bucket_count, shards);
         let body_buckets = &self.body_buckets;
-        split_at_starts(&mut self.bucket_ends[1..], &shards)
+        split_at_starts(&mut self.bucket_ends[1..], shards.iter().map(|&s| s as usize))
             .into_par_iter()
             .zip(&shards)
             .for_each(|(counts, &first)| {
@@ -308,9 +297,9 @@ impl Grid {
             .map(|&first| self.bucket_ends[first as usize + 1])
             .collect();
         self.shard_bodies.resize_with(shards.len(), Vec::new);
-        split_at_starts(&mut self.bucket_ends[1..], &shards)
+        split_at_starts(&mut self.bucket_ends[1..], shards.iter().map(|&s| s as usize))
             .into_par_iter()
-            .zip(split_at_starts(&mut self.entries, &entry_starts))
+            .zip(split_at_starts(&mut self.entries, entry_starts.iter().map(|&s| s as usize)))
             .zip(self.shard_bodies.par_iter_mut())
             .zip(shards.par_iter().zip(&entry_starts))
             .for_each(|(((cursors, entries), mine), (&first, &base))| {

@@ -7,7 +7,7 @@
 //! - [`CpuCollider`]: the cpu backend, the same stages as the GPU (grid broad phase)
 //!   run on every core, checked against the reference.
 
-internal_mods!(bounds, broad, contact, narrow, placed, query, sweep);
+internal_mods!(bounds, broad, contact, narrow, placed, query, stretches, sweep);
 pub mod reference;
 
 pub use reference::ReferenceCollider;
@@ -20,8 +20,9 @@ use rayon::prelude::*;
 use crate::answer::collider::{Collider, FrameStats, Pair, DEFAULT_MAX_PAIRS};
 use crate::answer::contact::Contact;
 use crate::answer::motion::{any_moving, SweptPair};
-use crate::answer::parts::{answers_through_parts, cut_at, Expansion};
+use crate::answer::parts::{answers_through_parts, Expansion};
 use crate::answer::query::{QueryAnswers, QueryBatch};
+use crate::cpu::stretches::split_at_starts;
 use crate::error::{Error, SceneError};
 use crate::grid::cell_size::{choose_grid, choose_grid_of_boxes, QueryGridChoice};
 use crate::grid::GridParams;
@@ -228,25 +229,19 @@ impl CpuCollider {
         let owners = parts.owners();
         s.owner_infos.resize(owners, Zeroable::zeroed());
         s.owner_aabbs.resize(owners, Zeroable::zeroed());
-        let ends: Vec<(usize, usize)> = (OWNERS_PER_RUN..owners)
+        let firsts: Vec<(usize, usize)> = (0..owners)
             .step_by(OWNERS_PER_RUN)
-            .chain([owners])
-            .map(|end| (end, parts.first_part(end)))
+            .map(|owner| (owner, parts.first_part(owner)))
             .collect();
-        let part_ends = || ends.iter().map(|&(_, part)| part);
-        let runs: Vec<_> = cut_at(&mut s.transforms, part_ends())
+        let owner_starts = || firsts.iter().map(|&(owner, _)| owner);
+        let part_starts = || firsts.iter().map(|&(_, part)| part);
+        let runs: Vec<_> = split_at_starts(&mut s.transforms, part_starts())
             .into_iter()
-            .zip(cut_at(&mut s.angles, part_ends()))
-            .zip(cut_at(&mut s.infos, part_ends()))
-            .zip(cut_at(&mut s.aabbs, part_ends()))
-            .zip(cut_at(
-                &mut s.owner_infos,
-                ends.iter().map(|&(owner, _)| owner),
-            ))
-            .zip(cut_at(
-                &mut s.owner_aabbs,
-                ends.iter().map(|&(owner, _)| owner),
-            ))
+            .zip(split_at_starts(&mut s.angles, part_starts()))
+            .zip(split_at_starts(&mut s.infos, part_starts()))
+            .zip(split_at_starts(&mut s.aabbs, part_starts()))
+            .zip(split_at_starts(&mut s.owner_infos, owner_starts()))
+            .zip(split_at_starts(&mut s.owner_aabbs, owner_starts()))
             .collect();
         runs.into_par_iter().enumerate().for_each(
             |(r, (((((transforms, angles), infos), aabbs), owner_infos), owner_aabbs))| {
@@ -260,6 +255,7 @@ impl CpuCollider {
                 let first_part = parts.first_part(first_owner);
                 for (o, (info, aabb)) in owner_infos.iter_mut().zip(owner_aabbs).enumerate() {
                     let own = parts.parts_of(first_owner + o);
+                    // Empty when the parts' boxes are, and then in no cell.
                     let mut joined = Aabb {
                         min: [f32::INFINITY; 2],
                         max: [f32::NEG_INFINITY; 2],
