@@ -28,6 +28,7 @@ mod range;
 mod record;
 mod reserve;
 mod scene_errors;
+mod scene_files;
 mod shaders;
 mod stage_timing;
 mod support;
