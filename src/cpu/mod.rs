@@ -572,12 +572,26 @@ impl CpuCollider {
                 .with_min_len(CHUNK)
                 .filter_map(impact)
                 .collect(),
-            // Every pair of parts: the pair of bodies is at the earliest of their times.
+            // The pair of bodies is at the earliest of its parts' times: each pair of
+            // bodies keeps its earliest pair of parts, and stops at one that meets at
+            // the start, as nothing is earlier (two bodies that stand still or move
+            // together meet at the start or never, and most collide on an early part).
             Some(parts) => candidates
                 .par_iter()
                 .with_min_len(CHUNK / 8)
-                .flat_map_iter(|&owners| {
-                    part_pairs(parts, &s.aabbs, &s.owner_aabbs, owners).filter_map(|p| impact(&p))
+                .filter_map(|&owners| {
+                    let mut earliest: Option<SweptPair> = None;
+                    for p in part_pairs(parts, &s.aabbs, &s.owner_aabbs, owners) {
+                        if let Some(swept) = impact(&p) {
+                            if earliest.is_none_or(|e| swept.toi < e.toi) {
+                                earliest = Some(swept);
+                            }
+                            if swept.toi <= 0.0 {
+                                break;
+                            }
+                        }
+                    }
+                    earliest
                 })
                 .collect(),
         };
