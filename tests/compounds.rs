@@ -154,54 +154,53 @@ fn contacts_are_one_per_pair_of_touching_parts_on_every_backend() {
     for (k, centre) in CENTRES.iter().enumerate() {
         let what = format!("contacts of concave and compound at {centre:?}");
         let text = scene_text(5 + 10 * k as u64, 300, *centre, 0.0);
-        let oracle = PartsOracle::new(
-            &serde_json::from_str(&text).expect("JSON"),
-            &shapes_listing(&format!("contacts-{k}.json"), &text),
-        )
-        .unwrap_or_else(|e| panic!("{what}: the listed parts: {e}"));
-        let scene = Scene::from_json(&text).expect("valid");
-        let library = scene.validate().expect("valid");
-        let mut cpu = CpuCollider::new(library.clone());
-        let found = cpu.find_contacts(&scene.bodies).expect("cpu contacts");
-        let reference = ReferenceCollider::new(library.clone())
-            .find_contacts(&scene.bodies)
-            .expect("reference contacts");
-        assert_eq!(found, reference, "{what}: cpu backend vs reference");
-        // The contacts' pairs are find_pairs's.
-        let mut pairs: Vec<[u32; 2]> = found.iter().map(|c| c.pair).collect();
-        pairs.dedup();
-        assert_eq!(
-            pairs,
-            cpu.find_pairs(&scene.bodies).expect("pairs"),
-            "{what}"
-        );
-        let problems = oracle.problems(&part_contacts(&found));
-        assert!(
-            problems.is_empty(),
-            "{what}: {} problems, first {:?}",
-            problems.len(),
-            &problems[..problems.len().min(6)]
-        );
+        let found = check_part_contacts(&what, &format!("contacts-{k}.json"), &text);
         let with_parts = found.iter().filter(|c| c.parts.is_some()).count();
         assert!(
             with_parts > 100 && found.len() > with_parts,
             "{what}: too few contacts to test ({with_parts} of {})",
             found.len()
         );
-        if let Some(context) = gpu() {
-            let on_gpu = GpuCollider::new(&context, library)
-                .expect("gpu collider")
-                .find_contacts(&scene.bodies)
-                .expect("gpu contacts");
-            let problems = oracle.problems(&part_contacts(&on_gpu));
-            assert!(
-                problems.is_empty(),
-                "{what} on the gpu: {} problems, first {:?}",
-                problems.len(),
-                &problems[..problems.len().min(6)]
-            );
-        }
     }
+}
+
+/// The contacts of a scene of any shapes on the cpu backend, which must be the
+/// reference's and be for the pairs `find_pairs` gives at the start (velocities are not
+/// looked at), each held to the oracle of the parts `gpu-collide shapes` lists (saved
+/// as `name`); then the gpu backend's, held to the same oracle. Returns the cpu's.
+pub(crate) fn check_part_contacts(what: &str, name: &str, text: &str) -> Vec<Contact> {
+    let oracle = PartsOracle::new(
+        &serde_json::from_str(text).expect("JSON"),
+        &shapes_listing(name, text),
+    )
+    .unwrap_or_else(|e| panic!("{what}: the listed parts: {e}"));
+    let (found, still_pairs) = crate::contacts::cpu_contacts_and_pairs(what, text);
+    let mut pairs: Vec<[u32; 2]> = found.iter().map(|c| c.pair).collect();
+    pairs.dedup();
+    assert_eq!(pairs, still_pairs, "{what}");
+    let scene = Scene::from_json(text).expect("valid");
+    let library = scene.validate().expect("valid");
+    let problems = oracle.problems(&part_contacts(&found));
+    assert!(
+        problems.is_empty(),
+        "{what}: {} problems, first {:?}",
+        problems.len(),
+        &problems[..problems.len().min(6)]
+    );
+    if let Some(context) = gpu() {
+        let on_gpu = GpuCollider::new(&context, library)
+            .expect("gpu collider")
+            .find_contacts(&scene.bodies)
+            .expect("gpu contacts");
+        let problems = oracle.problems(&part_contacts(&on_gpu));
+        assert!(
+            problems.is_empty(),
+            "{what} on the gpu: {} problems, first {:?}",
+            problems.len(),
+            &problems[..problems.len().min(6)]
+        );
+    }
+    found
 }
 
 /// The pairs of `shapes` placed by `bodies`, on every backend (each held to the oracle).

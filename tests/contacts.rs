@@ -149,8 +149,10 @@ fn differ(oracle: &ContactOracle, cpu: &Contact, gpu: &Contact) -> Option<String
     }
 }
 
-/// The cpu backend's contacts, checked as [`contacts`] says.
-fn cpu_contacts(what: &str, text: &str) -> Vec<Contact> {
+/// The cpu backend's contacts of a scene, checked equal to the reference's, and the
+/// pairs `find_pairs` gives at the start (contacts ignore velocities), which theirs
+/// must be.
+pub(crate) fn cpu_contacts_and_pairs(what: &str, text: &str) -> (Vec<Contact>, Vec<[u32; 2]>) {
     let scene = Scene::from_json(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     let library = scene.validate().expect("valid");
     let mut cpu = CpuCollider::new(library.clone());
@@ -159,13 +161,18 @@ fn cpu_contacts(what: &str, text: &str) -> Vec<Contact> {
         .find_contacts(&scene.bodies)
         .expect("reference contacts");
     assert_eq!(found, reference, "{what}: cpu backend vs reference");
-    // Velocities are ignored: the pairs at t = 0, in find_pairs's order.
     let still: Vec<_> = scene
         .bodies
         .iter()
         .map(|b| b.with_velocity(glam::Vec2::ZERO))
         .collect();
-    let pairs = cpu.find_pairs(&still).expect("pairs");
+    (found, cpu.find_pairs(&still).expect("pairs"))
+}
+
+/// The cpu backend's contacts, checked as [`contacts`] says.
+fn cpu_contacts(what: &str, text: &str) -> Vec<Contact> {
+    // One contact a pair, in find_pairs's order.
+    let (found, pairs) = cpu_contacts_and_pairs(what, text);
     let contact_pairs: Vec<[u32; 2]> = found.iter().map(|c| c.pair).collect();
     assert_eq!(
         contact_pairs, pairs,

@@ -245,6 +245,36 @@ fn rays_at_a_corner_along_an_edge_and_from_inside() {
 }
 
 #[test]
+fn a_ray_meets_a_compounds_segment_part_with_a_normal_facing_it() {
+    // A compound of a segment (a capsule of radius 0) from (-5, 0) to (5, 0) and a square
+    // beside it; a slanted ray crosses the segment at (0, 0) half way along. The format
+    // accepts the segment's side normal facing the ray, or the way back along the ray.
+    let delta = Vec2::new(6.0, -20.0);
+    let scene = scene_with(
+        vec![
+            json!({"capsule": {"a": [-5, 0], "b": [5, 0], "radius": 0}}),
+            square(),
+            json!({"compound": [{"shape": 0}, {"shape": 1, "x": 20, "y": 0}]}),
+        ],
+        vec![json!({"shape": 2, "x": 0, "y": 0})],
+        QueryBatch {
+            rays: vec![Ray::new(Vec2::new(-3.0, 10.0), delta)],
+            ..QueryBatch::default()
+        },
+    );
+    let found = answers("a compound's segment", &scene);
+    let crossing = hit(&found, 0);
+    assert_eq!(crossing.body, 0);
+    assert!((crossing.t - 0.5).abs() < 1e-5, "{crossing:?}");
+    let n = crossing.normal.expect("a normal on the segment");
+    let back = -delta.normalize();
+    assert!(
+        (n - Vec2::Y).length() < 1e-4 || (n - back).length() < 1e-4,
+        "{n}"
+    );
+}
+
+#[test]
 fn a_ray_through_a_bitmask_diagonally_stops_at_the_first_set_cell() {
     let mask =
         json!({"bitmask": {"width": 4, "height": 4, "rows": ["...#", "....", "..#.", "#..."]}});

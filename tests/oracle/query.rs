@@ -302,23 +302,22 @@ impl QueryOracle {
         }
     }
 
-    /// Whether body `k` is a segment or point (a capsule of radius 0) within the band of
-    /// `p` and `n` is a unit vector facing a ray along `delta`: the format accepts any
-    /// such normal there (the way back along the ray, or a side's normal).
+    /// Whether body `k` is, or has as a part, a segment or point (a capsule of radius 0)
+    /// within the band of `p`, and `n` is a unit vector facing a ray along `delta`: the
+    /// format accepts any such normal there (the way back along the ray, or a side's
+    /// normal), on a compound's zero-width part as on a body that is one.
     fn zero_width_normal_fits(&self, k: usize, p: V, n: V, delta: V) -> bool {
         let Placed::Rounded(pieces) = self.scene.place(k) else {
             return false;
         };
-        let [piece] = &pieces[..] else {
-            return false;
-        };
-        if piece.radius != 0.0 || piece.hull.len() > 2 {
-            return false;
-        }
-        let (a, b) = (piece.hull[0], piece.hull[piece.hull.len() - 1]);
-        (n.len() - 1.0).abs() <= 1e-4
-            && n.x * delta.x + n.y * delta.y <= 0.0
-            && super::point_segment_distance(p, a, b) <= BAND + SLACK
+        let facing = (n.len() - 1.0).abs() <= 1e-4 && n.x * delta.x + n.y * delta.y <= 0.0;
+        facing
+            && pieces.iter().any(|piece| {
+                let (a, b) = (piece.hull[0], piece.hull[piece.hull.len() - 1]);
+                piece.radius == 0.0
+                    && piece.hull.len() <= 2
+                    && super::point_segment_distance(p, a, b) <= BAND + SLACK
+            })
     }
 }
 
