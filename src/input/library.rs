@@ -61,6 +61,21 @@ pub(crate) struct Parts {
     pub(crate) list: Vec<PartPlace>,
     /// Whether shape `k` is concave or compound (its contacts name their parts).
     pub(crate) in_parts: Vec<bool>,
+    /// Shape `k`'s outline when it is concave, `None` for any other shape.
+    pub(crate) outlines: Vec<Option<Outline>>,
+}
+
+/// A concave shape's outline and where its pieces' vertices lie on it. The pieces are
+/// cut along diagonals, so each of their vertices is a vertex of the outline (the same
+/// f32 values): a frame turns the outline once and boxes every piece from it, rather
+/// than turning each piece, which turns most vertices two or three times.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Outline {
+    /// The outline's vertices, in the shape's frame.
+    pub(crate) points: Vec<Vec2>,
+    /// The pieces' vertices as indices into `points`: piece after piece in the order of
+    /// the shape's parts, each piece's in the order they are packed.
+    pub(crate) corners: Vec<u32>,
 }
 
 /// A packed shape placed in the frame of the caller's shape it is a part of.
@@ -110,6 +125,7 @@ impl ShapeLibrary {
             .any(|s| matches!(s, Shape::Concave(_) | Shape::Compound(_)));
         // Every shape but the compounds, in order: a concave one as its pieces.
         let mut own: Vec<Vec<PartPlace>> = Vec::with_capacity(shapes.len());
+        let mut outlines: Vec<Option<Outline>> = Vec::with_capacity(shapes.len());
         for (index, shape) in shapes.iter().enumerate() {
             let location = Location::Shape(index);
             let packed = match shape {
@@ -146,10 +162,17 @@ impl ShapeLibrary {
                 library.extents.push(library.extent(&packed));
                 library.shapes.push(packed);
             }
+            outlines.push(match shape {
+                Shape::Concave(concave) => library.outline(&concave.vertices, &places),
+                _ => None,
+            });
             own.push(places);
         }
         if multi {
-            let mut parts = Parts::default();
+            let mut parts = Parts {
+                outlines,
+                ..Parts::default()
+            };
             for (index, shape) in shapes.iter().enumerate() {
                 let places = match shape {
                     Shape::Compound(compound) => {
@@ -243,6 +266,30 @@ impl ShapeLibrary {
             .into_iter()
             .map(|piece| self.add_polygon(location, &Polygon::new(piece)))
             .collect()
+    }
+
+    /// The outline `points` of a concave shape and its packed pieces `places`, each
+    /// piece vertex found among the points by its bits; `None` should a piece have a
+    /// vertex of its own, and then each piece is turned on its own.
+    fn outline(&self, points: &[Vec2], places: &[PartPlace]) -> Option<Outline> {
+        let index: std::collections::HashMap<[u32; 2], u32> = points
+            .iter()
+            .enumerate()
+            .map(|(k, p)| ([p.x.to_bits(), p.y.to_bits()], k as u32))
+            .collect();
+        let mut corners = Vec::new();
+        for place in places {
+            let packed = &self.shapes[place.shape as usize];
+            let vertices = &self.polygon_vertices[packed.first as usize..][..packed.count as usize];
+            for vertex in vertices {
+                let [x, y] = vertex.position;
+                corners.push(*index.get(&[x.to_bits(), y.to_bits()])?);
+            }
+        }
+        Some(Outline {
+            points: points.to_vec(),
+            corners,
+        })
     }
 
     /// The packed shapes, for the crate's own benchmarks of single stages.
