@@ -263,9 +263,6 @@ impl CpuCollider {
                         min: [f32::INFINITY; 2],
                         max: [f32::NEG_INFINITY; 2],
                     };
-                    // Each part keeps its box at `t = 0`, for the times at which two
-                    // parts' boxes meet (`earliest_part_impact`); the body's box covers
-                    // its parts' motion, for the grid.
                     let outline = outlines
                         .and_then(|list| list[parts.shape_of(first_owner + o) as usize].as_ref());
                     match outline {
@@ -282,6 +279,9 @@ impl CpuCollider {
                             }
                         }
                     }
+                    // Each part keeps its box at `t = 0`, for the times at which two
+                    // parts' boxes meet (`earliest_part_impact`); the body's box covers
+                    // its parts' motion, for the grid.
                     for p in own.clone() {
                         let (aabb, body) = (run.aabbs[p - first_part], &bodies[p]);
                         joined = joined.join(&if swept && body.moves() {
@@ -414,9 +414,7 @@ impl Run<'_> {
             aabb
         };
     }
-}
 
-impl Run<'_> {
     /// Brings the run's body `k`'s transform and info up to date from `body`.
     #[inline]
     fn turn(&mut self, k: usize, body: &Body) {
@@ -436,7 +434,7 @@ impl Run<'_> {
 
     /// Brings the run's bodies `ks`, the pieces `bodies` of one concave body, up to date,
     /// boxed at `t = 0` from its outline turned once into `turned`: the boxes
-    /// [`bounds::body_bounds`] gives, for a third of the turns on concave 10^4.
+    /// [`bounds::body_bounds`] gives, for about half the turns.
     fn refresh_pieces(
         &mut self,
         library: &ShapeLibrary,

@@ -68,7 +68,8 @@ pub(crate) struct Parts {
 /// A concave shape's outline and where its pieces' vertices lie on it. The pieces are
 /// cut along diagonals, so each of their vertices is a vertex of the outline (the same
 /// f32 values): a frame turns the outline once and boxes every piece from it, rather
-/// than turning each piece, which turns most vertices two or three times.
+/// than turning each piece, which turns each vertex about twice (1.95 times over the
+/// outlines of the concave bench scene).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Outline {
     /// The outline's vertices, in the shape's frame.
