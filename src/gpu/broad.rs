@@ -51,6 +51,7 @@ pub(crate) const BINDINGS: &[(u32, Slot)] = &[
     (14, Slot::WalkBoxKeys),
     (15, Slot::Infos),
     (16, Slot::GroupBoxes),
+    (17, Slot::Velocities),
 ];
 
 /// The counting sort's last steps, the query by the bodies of the slice (`Params::slice_start ..
