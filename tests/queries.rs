@@ -274,6 +274,92 @@ fn a_ray_meets_a_compounds_segment_part_with_a_normal_facing_it() {
     );
 }
 
+/// The oracle judges the normal on a compound's round part as on a circle body: any
+/// radius direction of the arc within the band of the reported point, which on a small
+/// circle spans a wide angle (a point at 9000 units is off by a thousandth).
+#[test]
+fn the_oracle_takes_the_normal_on_a_compounds_circle_as_on_a_circle() {
+    let scene = json!({
+        "shapes": [{"circle": 0.05}, square(), {"compound": [{"shape": 0}, {"shape": 1, "x": 20}]}],
+        "bodies": [{"shape": 2, "x": 0, "y": 0}]
+    });
+    let oracle = QueryOracle::new(&scene);
+    let ray = Query::Ray {
+        origin: (-5.0, 0.0),
+        delta: (10.0, 0.0),
+        mask: u32::MAX,
+    };
+    // Met at (-0.05, 0), t = 0.495, the normal (-1, 0); turned by `turn`, the radius
+    // direction of a point of the arc 2 · 0.05 · sin(turn / 2) from there.
+    let reported = |turn: f64| {
+        Some(ReportedHit {
+            body: 0,
+            t: 0.495,
+            normal: Some((-turn.cos(), turn.sin())),
+        })
+    };
+    for turn in [0.0, 0.1, -0.15] {
+        assert_eq!(
+            oracle.ray_problem(ray, reported(turn)),
+            None,
+            "turned {turn}"
+        );
+    }
+    for turn in [0.5, -1.0, 3.0] {
+        assert!(
+            oracle.ray_problem(ray, reported(turn)).is_some(),
+            "turned {turn}"
+        );
+    }
+}
+
+/// The oracle tells an outline's sides from the diagonals between its pieces by a step
+/// outwards, which must stay far below the outline's size wherever it lies: a "U" 0.012
+/// wide at x = 6000, its arms 0.004 wide, and a ray down into the gap that meets the left
+/// arm's inner side at t = 0.5. A step of a millionth of the coordinates (0.006 here)
+/// crossed the arms, so that the sides facing the gap were taken for diagonals and the
+/// diagonals across an arm for sides.
+#[test]
+fn the_oracle_tells_sides_from_diagonals_in_a_narrow_outline() {
+    let scene = json!({
+        "shapes": [{"concave": [
+            [0, 0], [0.012, 0], [0.012, 0.05], [0.008, 0.05],
+            [0.008, 0.01], [0.004, 0.01], [0.004, 0.05], [0, 0.05]
+        ]}],
+        "bodies": [{"shape": 0, "x": 6000, "y": 0}]
+    });
+    let oracle = QueryOracle::new(&scene);
+    let ray = Query::Ray {
+        origin: (6000.0075, 0.09),
+        delta: (-0.007, -0.14),
+        mask: u32::MAX,
+    };
+    let reported = |normal: (f64, f64)| {
+        Some(ReportedHit {
+            body: 0,
+            t: 0.5,
+            normal: Some(normal),
+        })
+    };
+    // The left arm's inner side; the right arm's, 0.004 away, is within the band too.
+    assert_eq!(oracle.ray_problem(ray, reported((1.0, 0.0))), None);
+    assert_eq!(oracle.ray_problem(ray, reported((-1.0, 0.0))), None);
+    // The normals of the diagonals that can cut the arms (from corner to corner of an
+    // arm, or of an arm's top and the floor's far end): no side has them, whichever cut
+    // the oracle made. The bottom, 0.02 away, is not there either.
+    for (dx, dy) in [(0.004, 0.05), (0.004, 0.04)] {
+        let length = f64::hypot(dx, dy);
+        for (sx, sy) in [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)] {
+            let normal = (sx * dy / length, sy * dx / length);
+            assert!(
+                oracle.ray_problem(ray, reported(normal)).is_some(),
+                "{normal:?}"
+            );
+        }
+    }
+    assert!(oracle.ray_problem(ray, reported((0.0, -1.0))).is_some());
+}
+
 #[test]
 fn a_ray_through_a_bitmask_diagonally_stops_at_the_first_set_cell() {
     let mask =

@@ -2,7 +2,10 @@
 //! a twentieth of a unit to 1024 across, displacements from a hundredth of a unit to the
 //! world's full span, for every kind pair of a sweep, of a contact and every kind of
 //! query, each held to the f64 oracle on both backends (`swept::check`,
-//! `contacts::contacts`, `queries::answers`).
+//! `contacts::contacts` or, with parts, `compounds::check_part_contacts`,
+//! `queries::answers`). The kinds: polygons, circles, bitmasks, capsules of every form
+//! (segments, points, round circles), star-shaped concave outlines, and compounds of a few
+//! parts of those kinds.
 //!
 //! The generators here aim: a moving body is sent past another so that their paths come
 //! closest at a chosen time and at a chosen fraction of their summed sizes, head-on,
@@ -36,6 +39,23 @@ enum Kind {
     Polygon,
     Circle,
     Bitmask,
+    /// Capsules, segments (radius 0), points and round circles (`a == b`).
+    Capsule,
+    /// Star-shaped outlines of 4 to 40 vertices, each at its own distance from the centre.
+    Concave,
+    /// 2 to 5 parts (polygons, circles, capsules and outlines), placed and turned.
+    Compound,
+}
+
+impl Kind {
+    const ALL: [Kind; 6] = [
+        Kind::Polygon,
+        Kind::Circle,
+        Kind::Bitmask,
+        Kind::Capsule,
+        Kind::Concave,
+        Kind::Compound,
+    ];
 }
 
 /// Seeds per target: `RANGE_SEEDS`, else `default`.
@@ -59,39 +79,121 @@ fn direction(rng: &mut Pcg64) -> [f64; 2] {
 }
 
 /// A shape of `kind` and the radius of a disc about its centre that holds it; for a
-/// bitmask also its size in cells (its body's origin is its corner, not its centre).
+/// bitmask also its size in cells (its body's origin is its corner, not its centre); for
+/// a compound the shapes of its parts, which its `shape` fields index from 0 ([`push`]).
 struct Made {
     shape: Value,
     radius: f64,
     cells: Option<[u32; 2]>,
+    parts: Vec<Value>,
+}
+
+impl Made {
+    fn convex(shape: Value, radius: f64) -> Made {
+        Made {
+            shape,
+            radius,
+            cells: None,
+            parts: Vec::new(),
+        }
+    }
+}
+
+/// Appends `made` to `shapes`, its parts' shapes first, and returns its index.
+fn push(shapes: &mut Vec<Value>, made: Made) -> usize {
+    let first = shapes.len();
+    let mut shape = made.shape;
+    if let Some(parts) = shape.get_mut("compound").and_then(Value::as_array_mut) {
+        for part in parts {
+            let k = part["shape"].as_u64().expect("a part's shape") as usize;
+            part["shape"] = json!(first + k);
+        }
+    }
+    shapes.extend(made.parts);
+    shapes.push(shape);
+    shapes.len() - 1
+}
+
+/// A star-shaped outline of `n` vertices about the origin, the farthest `radius` out,
+/// each vertex at its own distance (down to a fifth of it): concave but for a few.
+fn star(rng: &mut Pcg64, n: usize, radius: f64) -> Value {
+    let turn = rng.random_range(0.0..TAU);
+    let vertices: Vec<[f64; 2]> = (0..n)
+        .map(|k| {
+            let a = turn + TAU * (k as f64 + rng.random_range(-0.3..0.3)) / n as f64;
+            let r = if k == 0 {
+                radius
+            } else {
+                radius * rng.random_range(0.2..=1.0)
+            };
+            [r * a.cos(), r * a.sin()]
+        })
+        .collect();
+    json!({ "concave": vertices })
+}
+
+/// A capsule of reach `radius` about the origin: a segment, a point, a round circle
+/// (`a == b`) or a capsule of any thickness.
+fn capsule(rng: &mut Pcg64, radius: f64) -> Value {
+    let [x, y] = direction(rng);
+    let (half, thick) = match rng.random_range(0..5) {
+        0 => (radius, 0.0),
+        1 => (0.0, 0.0),
+        2 => (0.0, radius),
+        _ => {
+            let thick = radius * rng.random_range(0.0..0.5);
+            (radius - thick, thick)
+        }
+    };
+    json!({"capsule": {"a": [-x * half, -y * half], "b": [x * half, y * half], "radius": thick}})
 }
 
 fn make_shape(rng: &mut Pcg64, kind: Kind) -> Made {
     match kind {
-        Kind::Circle => {
+        Kind::Capsule => {
             let radius = log_uniform(rng, 0.05, 512.0);
+            Made::convex(capsule(rng, radius), radius)
+        }
+        Kind::Concave => {
+            let radius = log_uniform(rng, 0.05, 512.0);
+            let n = rng.random_range(4..=40);
+            Made::convex(star(rng, n, radius), radius)
+        }
+        Kind::Compound => {
+            // Parts within the radius: each its own reach from a point of the inner half.
+            let radius = log_uniform(rng, 0.05, 512.0);
+            let count = rng.random_range(2..=5);
+            let (mut parts, mut placed) = (Vec::new(), Vec::new());
+            for k in 0..count {
+                let reach = radius * rng.random_range(0.1..0.5);
+                let shape = match rng.random_range(0..4) {
+                    0 => make_polygon(rng, reach),
+                    1 => json!({ "circle": reach }),
+                    2 => capsule(rng, reach),
+                    _ => {
+                        let n = rng.random_range(4..=16);
+                        star(rng, n, reach)
+                    }
+                };
+                let [x, y] = direction(rng);
+                let off = (radius - reach) * rng.random_range(0.0..=1.0);
+                parts.push(shape);
+                placed.push(json!({"shape": k, "x": x * off, "y": y * off, "angle": rng.random_range(-PI..PI)}));
+            }
             Made {
-                shape: json!({ "circle": radius }),
+                shape: json!({ "compound": placed }),
                 radius,
                 cells: None,
+                parts,
             }
         }
-        Kind::Polygon => {
-            // A regular polygon squashed along x: convex, counter-clockwise.
-            let n = rng.random_range(3..=12);
+        Kind::Circle => {
             let radius = log_uniform(rng, 0.05, 512.0);
-            let squash = rng.random_range(0.2..=1.0);
-            let vertices: Vec<[f64; 2]> = (0..n)
-                .map(|k| {
-                    let a = TAU * k as f64 / n as f64;
-                    [radius * squash * a.cos(), radius * a.sin()]
-                })
-                .collect();
-            Made {
-                shape: json!({ "polygon": vertices }),
-                radius,
-                cells: None,
-            }
+            Made::convex(json!({ "circle": radius }), radius)
+        }
+        Kind::Polygon => {
+            let radius = log_uniform(rng, 0.05, 512.0);
+            Made::convex(make_polygon(rng, radius), radius)
         }
         Kind::Bitmask => {
             let (w, h) = (rng.random_range(1..=40u32), rng.random_range(1..=40u32));
@@ -107,27 +209,35 @@ fn make_shape(rng: &mut Pcg64, kind: Kind) -> Made {
                 shape: json!({"bitmask": {"width": w, "height": h, "rows": rows}}),
                 radius: (w as f64).hypot(h as f64) / 2.0,
                 cells: Some([w, h]),
+                parts: Vec::new(),
             }
         }
     }
 }
 
-/// A body of shape `shape` centred near `centre` (a bitmask's corner on whole numbers),
-/// with displacement `v` and filter `group`, or `None` when it would start outside the
-/// range.
-fn body(
-    shape: usize,
-    made: &Made,
-    centre: [f64; 2],
-    v: [f64; 2],
-    group: u32,
-    rng: &mut Pcg64,
-) -> Option<Value> {
+/// A regular polygon of 3 to 12 vertices and reach `radius`, squashed along x: convex,
+/// counter-clockwise.
+fn make_polygon(rng: &mut Pcg64, radius: f64) -> Value {
+    let n = rng.random_range(3..=12);
+    let squash = rng.random_range(0.2..=1.0);
+    let vertices: Vec<[f64; 2]> = (0..n)
+        .map(|k| {
+            let a = TAU * k as f64 / n as f64;
+            [radius * squash * a.cos(), radius * a.sin()]
+        })
+        .collect();
+    json!({ "polygon": vertices })
+}
+
+/// A body of `made` centred near `centre` (a bitmask's corner on whole numbers), with
+/// displacement `v` and filter `group`, or `None` when it would start outside the range.
+/// Its `shape` is set once `made` is in the file ([`push`]).
+fn body(made: &Made, centre: [f64; 2], v: [f64; 2], group: u32, rng: &mut Pcg64) -> Option<Value> {
     let reach = made.radius;
     if centre.iter().any(|c| c.abs() + reach > RANGE) {
         return None;
     }
-    let mut body = json!({"shape": shape, "layer": group, "mask": group});
+    let mut body = json!({"layer": group, "mask": group});
     if let Some([w, h]) = made.cells {
         body["x"] = json!((centre[0] - w as f64 / 2.0).round());
         body["y"] = json!((centre[1] - h as f64 / 2.0).round());
@@ -187,14 +297,14 @@ fn swept_scene(a: Kind, b: Kind, pairs: usize, seed: u64) -> String {
             ca[1] + off * n[1] - closest * w[1],
         ];
         let group = 1u32 << (bodies.len() / 2 % 32);
-        let k = shapes.len();
-        let (Some(body_a), Some(body_b)) = (
-            body(k, &ma, ca, va, group, &mut rng),
-            body(k + 1, &mb, cb, vb, group, &mut rng),
+        let (Some(mut body_a), Some(mut body_b)) = (
+            body(&ma, ca, va, group, &mut rng),
+            body(&mb, cb, vb, group, &mut rng),
         ) else {
             continue;
         };
-        shapes.extend([ma.shape, mb.shape]);
+        body_a["shape"] = json!(push(&mut shapes, ma));
+        body_b["shape"] = json!(push(&mut shapes, mb));
         bodies.extend([body_a, body_b]);
     }
     json!({"shapes": shapes, "bodies": bodies}).to_string()
@@ -231,6 +341,44 @@ fn sweeps_of_every_kind_pair_are_exact_across_the_range() {
     }
 }
 
+/// Swept capsules, outlines and compounds against every kind, aimed across the whole
+/// range, as above: every time of impact of a pair of parts is in play, and the earliest
+/// is the pair's.
+#[test]
+fn sweeps_of_the_new_kinds_against_every_kind_are_exact_across_the_range() {
+    use Kind::*;
+    let mut kinds = Vec::new();
+    for (k, &new) in [Capsule, Concave, Compound].iter().enumerate() {
+        kinds.extend([
+            (new, Polygon),
+            (Polygon, new),
+            (new, Circle),
+            (Bitmask, new),
+        ]);
+        kinds.extend(
+            [Capsule, Concave, Compound][k..]
+                .iter()
+                .map(|&other| (new, other)),
+        );
+    }
+    for (a, b) in kinds {
+        let (mut met, mut aimed) = (0, 0);
+        for seed in seeds(2) {
+            let text = swept_scene(a, b, 30, seed);
+            let what = format!("{a:?} against moving {b:?}, seed {seed}");
+            let (found, _, _) = check(&what, &text);
+            met += found;
+            aimed += 30;
+        }
+        // Thin capsules, spiky outlines and compounds of far-apart parts fill less of
+        // their discs than polygons do.
+        assert!(
+            met * 8 >= aimed,
+            "{a:?}/{b:?}: only {met} of {aimed} aimed pairs met"
+        );
+    }
+}
+
 /// A scene of bodies of every kind spread over the range, and rays, points and boxes
 /// aimed at them: rays from anywhere in the range, some long enough to cross the world,
 /// some ending short of their body.
@@ -238,19 +386,19 @@ fn query_scene(bodies_count: usize, queries: usize, seed: u64) -> String {
     let mut rng = Pcg64::seed_from_u64(seed);
     let (mut shapes, mut bodies, mut targets) = (Vec::new(), Vec::new(), Vec::new());
     while bodies.len() < bodies_count {
-        let kind = [Kind::Polygon, Kind::Circle, Kind::Bitmask][rng.random_range(0..3)];
+        let kind = Kind::ALL[rng.random_range(0..Kind::ALL.len())];
         let made = make_shape(&mut rng, kind);
         let centre = [
             rng.random_range(-RANGE..RANGE),
             rng.random_range(-RANGE..RANGE),
         ];
         let layer = 1u32 << rng.random_range(0..4);
-        let Some(mut value) = body(shapes.len(), &made, centre, [0.0, 0.0], layer, &mut rng) else {
+        let Some(mut value) = body(&made, centre, [0.0, 0.0], layer, &mut rng) else {
             continue;
         };
         value["mask"] = json!(u32::MAX);
         targets.push((centre, made.radius));
-        shapes.push(made.shape);
+        value["shape"] = json!(push(&mut shapes, made));
         bodies.push(value);
     }
     let (mut rays, mut points, mut boxes) = (Vec::new(), Vec::new(), Vec::new());
@@ -326,41 +474,72 @@ fn queries_of_every_kind_are_exact_across_the_range() {
     );
 }
 
-/// Pairs of every kind pair placed anywhere in the range, from deep overlap to just
-/// apart, their contacts on both backends against the oracle.
+/// A still scene of 60 pairs, each of a kind of `kinds_a` and one of `kinds_b`, placed
+/// anywhere in the range from deep overlap to just apart.
+fn contact_scene(kinds_a: &[Kind], kinds_b: &[Kind], seed: u64) -> String {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let (mut shapes, mut bodies) = (Vec::new(), Vec::new());
+    while bodies.len() < 120 {
+        let a = kinds_a[rng.random_range(0..kinds_a.len())];
+        let b = kinds_b[rng.random_range(0..kinds_b.len())];
+        let (ma, mb) = (make_shape(&mut rng, a), make_shape(&mut rng, b));
+        let ca = [
+            rng.random_range(-RANGE..RANGE),
+            rng.random_range(-RANGE..RANGE),
+        ];
+        let [x, y] = direction(&mut rng);
+        let apart = (ma.radius + mb.radius) * rng.random_range(0.0..1.05);
+        let cb = [ca[0] + x * apart, ca[1] + y * apart];
+        let group = 1u32 << (bodies.len() / 2 % 32);
+        let (Some(mut body_a), Some(mut body_b)) = (
+            body(&ma, ca, [0.0, 0.0], group, &mut rng),
+            body(&mb, cb, [0.0, 0.0], group, &mut rng),
+        ) else {
+            continue;
+        };
+        body_a["shape"] = json!(push(&mut shapes, ma));
+        body_b["shape"] = json!(push(&mut shapes, mb));
+        bodies.extend([body_a, body_b]);
+    }
+    json!({"shapes": shapes, "bodies": bodies}).to_string()
+}
+
+/// Pairs of every kind pair of version 1 placed anywhere in the range, from deep overlap
+/// to just apart, their contacts on both backends against the oracle.
 #[test]
 fn contacts_of_every_kind_pair_are_exact_across_the_range() {
     let kinds = [Kind::Polygon, Kind::Circle, Kind::Bitmask];
     let mut touching = 0;
     for seed in seeds(3) {
-        let mut rng = Pcg64::seed_from_u64(1000 + seed);
-        let (mut shapes, mut bodies) = (Vec::new(), Vec::new());
-        while bodies.len() < 120 {
-            let (a, b) = (kinds[rng.random_range(0..3)], kinds[rng.random_range(0..3)]);
-            let (ma, mb) = (make_shape(&mut rng, a), make_shape(&mut rng, b));
-            let ca = [
-                rng.random_range(-RANGE..RANGE),
-                rng.random_range(-RANGE..RANGE),
-            ];
-            let [x, y] = direction(&mut rng);
-            let apart = (ma.radius + mb.radius) * rng.random_range(0.0..1.05);
-            let cb = [ca[0] + x * apart, ca[1] + y * apart];
-            let group = 1u32 << (bodies.len() / 2 % 32);
-            let k = shapes.len();
-            let (Some(body_a), Some(body_b)) = (
-                body(k, &ma, ca, [0.0, 0.0], group, &mut rng),
-                body(k + 1, &mb, cb, [0.0, 0.0], group, &mut rng),
-            ) else {
-                continue;
-            };
-            shapes.extend([ma.shape, mb.shape]);
-            bodies.extend([body_a, body_b]);
-        }
-        let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
+        let text = contact_scene(&kinds, &kinds, 1000 + seed);
         touching += contacts(&format!("contacts across the range, seed {seed}"), &text).len();
     }
     assert!(
         touching >= 60,
         "only {touching} contacts in 180 placed pairs"
+    );
+}
+
+/// Capsules, outlines and compounds placed against bodies of every kind anywhere in the
+/// range, their contacts (one for each pair of touching parts) on both backends against
+/// the oracle of the parts `gpu-collide shapes` lists.
+#[test]
+fn contacts_of_the_new_kinds_are_exact_across_the_range() {
+    let new = [Kind::Capsule, Kind::Concave, Kind::Compound];
+    let (mut touching, mut of_parts) = (0, 0);
+    for seed in seeds(3) {
+        let text = contact_scene(&new, &Kind::ALL, 2000 + seed);
+        let what = format!("contacts of the new kinds across the range, seed {seed}");
+        let found =
+            crate::compounds::check_part_contacts(&what, &format!("range-{seed}.json"), &text);
+        touching += found.len();
+        of_parts += found
+            .iter()
+            .filter(|c| c.parts.is_some_and(|p| p != [0, 0]))
+            .count();
+    }
+    assert!(
+        touching >= 60 && of_parts >= 30,
+        "only {touching} contacts, {of_parts} of parts past the first, in 180 placed pairs"
     );
 }
