@@ -394,8 +394,11 @@ def machine_lines(manifest, reports):
 
 
 def section(title, text, rows, names, reports):
-    """A table under its heading, the runs it comes from named after the text."""
+    """A table under its heading, the runs it comes from named after the text; nothing
+    where the machine has none of those runs."""
     cited = ", ".join(f"**{n}**" for n in names if n in reports)
+    if not cited:
+        return []
     out = [f"#### {title}", "", f"{text} Runs: {cited}.", ""] + rows + [""]
     gone = skipped(reports, names)
     if gone:
