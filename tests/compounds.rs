@@ -326,6 +326,44 @@ fn a_compound_pair_is_reported_once_and_its_contacts_name_their_parts() {
     assert!((depth - 4.5).abs() < 1e-5, "{depth}");
 }
 
+/// Two rows of 70 circles, 0.8 wide a metre apart, end to end: only A's last circle
+/// and B's first touch, the last parts of one body's list and the first of the other's
+/// (bodies of more parts than the GPU's groups hold, in its grid part by part). Still,
+/// turned a half turn (B's row then reversed), and swept into place.
+#[test]
+fn long_compounds_meet_only_at_their_ends() {
+    let row: Vec<Value> = (0..70).map(|k| json!({"shape": 0, "x": k})).collect();
+    let shapes = json!([{"circle": 0.4}, {"compound": row}]);
+    // A's part 69 at x = 69, B's part 0 at 69.7: 0.7 apart, within their radii.
+    let still = json!([{"shape": 1, "x": 0, "y": 0}, {"shape": 1, "x": 69.7, "y": 0.25}]);
+    assert_eq!(pairs_of(shapes.clone(), still.clone()), vec![[0, 1]]);
+    let text = json!({"shapes": shapes, "bodies": still}).to_string();
+    let contacts = check_part_contacts("rows end to end", "rows.json", &text);
+    let parts: Vec<[u32; 2]> = contacts.iter().map(|c| c.parts.expect("parts")).collect();
+    assert_eq!(parts, vec![[69, 0]]);
+    // B turned a half turn about its first circle's centre, its last circle now there.
+    let turned = json!([
+        {"shape": 1, "x": 0, "y": 0},
+        {"shape": 1, "x": 69.7 + 69.0, "y": 0.25, "angle": std::f64::consts::PI}
+    ]);
+    assert_eq!(pairs_of(shapes.clone(), turned.clone()), vec![[0, 1]]);
+    let text = json!({"shapes": shapes, "bodies": turned}).to_string();
+    let contacts = check_part_contacts("rows end to end, one turned", "rows-turned.json", &text);
+    let parts: Vec<[u32; 2]> = contacts.iter().map(|c| c.parts.expect("parts")).collect();
+    assert_eq!(parts, vec![[69, 69]]);
+    // B 10 further along, moving back by 10: its first circle comes within 0.8 of A's
+    // last when it is at 69.8, at t = 0.99; a row 1 higher (beside B all the way) never
+    // comes within 1.2 of A.
+    let swept = json!([
+        {"shape": 1, "x": 0, "y": 0},
+        {"shape": 1, "x": 79.7, "y": 0, "vx": -10},
+        {"shape": 1, "x": 79.7, "y": 1, "vx": -10}
+    ]);
+    let text = json!({"shapes": shapes, "bodies": swept}).to_string();
+    let (pairs, _, _) = crate::swept::check("rows swept end to end", &text);
+    assert_eq!(pairs, 1);
+}
+
 #[test]
 fn the_shapes_command_lists_each_shapes_convex_parts() {
     let text = json!({
