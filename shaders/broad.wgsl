@@ -438,7 +438,7 @@ fn parts_may_meet(p: u32, p_box: Aabb, q: u32, q_box: Aabb) -> bool {
 // parts whose boxes overlap at one time (the cpu backend's earliest_part_impact): on
 // 250-body flotilla scenes, 30,546 candidates became 7,464 (seed 401), and 691,138 became
 // 602,217 (seed 402), where most come from ships of more parts than a group holds, which
-// are in the grid part by part. At most GROUP_LIMIT² tests, in a
+// are in the grid part by part. At most 2·GROUP_LIMIT + GROUP_LIMIT² tests, in a
 // thread of its own (cut_pairs): the walk that found the pair hands it over (defer_scan)
 // rather than testing its parts in its own loop, whose budget would then have to allow
 // for the largest groups at every entry; so does broad_deferred's reading of a crowded
@@ -447,12 +447,27 @@ fn cut_pair(i: u32, other: u32) {
     let mine = parts_of(i);
     let theirs = parts_of(other);
     let their_box = aabbs[other];
+    // The other's parts that reach i's box, a bit each (GROUP_LIMIT is 32 at most): the
+    // parts of i that reach the other's box are tested against those alone.
+    let my_box = aabbs[i];
+    var reaching = 0u;
+    for (var q = theirs.first; q < theirs.first + theirs.parts; q++) {
+        if aabbs_overlap(part_box(theirs, q), my_box) {
+            reaching |= 1u << (q - theirs.first);
+        }
+    }
+    if reaching == 0u {
+        return;
+    }
     for (var p = mine.first; p < mine.first + mine.parts; p++) {
         let box = part_box(mine, p);
         if !aabbs_overlap(box, their_box) {
             continue;
         }
-        for (var q = theirs.first; q < theirs.first + theirs.parts; q++) {
+        var left = reaching;
+        while left != 0u {
+            let q = theirs.first + countTrailingZeros(left);
+            left &= left - 1u;
             let q_box = part_box(theirs, q);
             if aabbs_overlap(box, q_box) && parts_may_meet(p, box, q, q_box) && !emit_part_candidate(p, q) {
                 return;

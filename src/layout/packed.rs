@@ -167,9 +167,11 @@ pub const NO_OWNER: u32 = MAX_BODIES - 1;
 pub const GROUP_SHIFT: u32 = 8;
 
 /// The most parts a group has: a pair of groups is cut into pairs of parts by one
-/// thread, in at most `GROUP_LIMIT`² tests. Bodies of more parts are in the grid part
-/// by part.
+/// thread, in at most 2 · `GROUP_LIMIT` + `GROUP_LIMIT`² tests. Bodies of more parts are
+/// in the grid part by part. At most 32: the kernel keeps which of a group's parts it
+/// pairs as the bits of one word (`cut_pair` in `shaders/broad.wgsl`).
 pub const GROUP_LIMIT: u32 = 32;
+const _: () = assert!(GROUP_LIMIT <= 32);
 
 /// The group code (see [`GROUP_SHIFT`]) of a group's parts after its first.
 pub const GROUP_FOLLOWS: u32 = 255;
