@@ -334,23 +334,26 @@ fn a_compound_pair_is_reported_once_and_its_contacts_name_their_parts() {
 fn long_compounds_meet_only_at_their_ends() {
     let row: Vec<Value> = (0..70).map(|k| json!({"shape": 0, "x": k})).collect();
     let shapes = json!([{"circle": 0.4}, {"compound": row}]);
-    // A's part 69 at x = 69, B's part 0 at 69.7: 0.7 apart, within their radii.
+    // The one pair on every backend, and its contacts' pairs of parts.
+    let touching = |name: &str, bodies: Value| -> Vec<[u32; 2]> {
+        assert_eq!(
+            pairs_of(shapes.clone(), bodies.clone()),
+            vec![[0, 1]],
+            "{name}"
+        );
+        let text = json!({"shapes": shapes, "bodies": bodies}).to_string();
+        let contacts = check_part_contacts(name, &format!("{name}.json"), &text);
+        contacts.iter().map(|c| c.parts.expect("parts")).collect()
+    };
+    // A's part 69 at (69, 0), B's part 0 at (69.7, 0.25): 0.74 apart, within 0.8.
     let still = json!([{"shape": 1, "x": 0, "y": 0}, {"shape": 1, "x": 69.7, "y": 0.25}]);
-    assert_eq!(pairs_of(shapes.clone(), still.clone()), vec![[0, 1]]);
-    let text = json!({"shapes": shapes, "bodies": still}).to_string();
-    let contacts = check_part_contacts("rows end to end", "rows.json", &text);
-    let parts: Vec<[u32; 2]> = contacts.iter().map(|c| c.parts.expect("parts")).collect();
-    assert_eq!(parts, vec![[69, 0]]);
+    assert_eq!(touching("rows", still), vec![[69, 0]]);
     // B turned a half turn about its first circle's centre, its last circle now there.
     let turned = json!([
         {"shape": 1, "x": 0, "y": 0},
         {"shape": 1, "x": 69.7 + 69.0, "y": 0.25, "angle": std::f64::consts::PI}
     ]);
-    assert_eq!(pairs_of(shapes.clone(), turned.clone()), vec![[0, 1]]);
-    let text = json!({"shapes": shapes, "bodies": turned}).to_string();
-    let contacts = check_part_contacts("rows end to end, one turned", "rows-turned.json", &text);
-    let parts: Vec<[u32; 2]> = contacts.iter().map(|c| c.parts.expect("parts")).collect();
-    assert_eq!(parts, vec![[69, 69]]);
+    assert_eq!(touching("rows-turned", turned), vec![[69, 69]]);
     // B 10 further along, moving back by 10: its first circle comes within 0.8 of A's
     // last when it is at 69.8, at t = 0.99; a row 1 higher (beside B all the way) never
     // comes within 1.2 of A.
