@@ -423,15 +423,6 @@ fn frame_boxes_meet(a: Aabb, va: vec2<f32>, b: Aabb, vb: vec2<f32>) -> bool {
     return enter <= exit;
 }
 
-// Whether parts p and q, whose boxes overlap, are paired: in a frame with motion, only
-// if their boxes overlap at one time (frame_boxes_meet).
-fn parts_may_meet(p: u32, p_box: Aabb, q: u32, q_box: Aabb) -> bool {
-    if params.swept == 0u {
-        return true;
-    }
-    return frame_boxes_meet(p_box, velocities[p], q_box, velocities[q]);
-}
-
 // Cuts candidate bodies i and `other`, one at least a group, into the pairs of their
 // parts whose boxes overlap, as the cpu backend does (part_pairs in src/cpu/mod.rs): only
 // the parts of i that reach the other's box are paired, and in a frame with motion only
@@ -447,6 +438,14 @@ fn cut_pair(i: u32, other: u32) {
     let mine = parts_of(i);
     let theirs = parts_of(other);
     let their_box = aabbs[other];
+    // Each body's displacement in a frame with motion: every part moves with its body.
+    let swept = params.swept != 0u;
+    var my_motion = vec2<f32>(0.0);
+    var their_motion = vec2<f32>(0.0);
+    if swept {
+        my_motion = velocities[mine.first];
+        their_motion = velocities[theirs.first];
+    }
     // The other's parts that reach i's box, a bit each (GROUP_LIMIT is 32 at most): the
     // parts of i that reach the other's box are tested against those alone.
     let my_box = aabbs[i];
@@ -469,7 +468,9 @@ fn cut_pair(i: u32, other: u32) {
             let q = theirs.first + countTrailingZeros(left);
             left &= left - 1u;
             let q_box = part_box(theirs, q);
-            if aabbs_overlap(box, q_box) && parts_may_meet(p, box, q, q_box) && !emit_part_candidate(p, q) {
+            // In a frame with motion, only parts whose boxes overlap at one time.
+            if aabbs_overlap(box, q_box) && (!swept || frame_boxes_meet(box, my_motion, q_box, their_motion))
+                && !emit_part_candidate(p, q) {
                 return;
             }
         }

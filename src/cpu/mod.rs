@@ -498,12 +498,18 @@ const BOX_MARGIN: f64 = 0.005;
 /// frame. In f64, where the f32 boxes and motion subtract and divide with no rounding
 /// that matters, up to the largest displacement.
 fn boxes_meet(a: &Aabb, b: &Aabb, w: glam::Vec2) -> Option<f64> {
+    boxes_meet_grown(a, b, w.as_dvec2(), BOX_MARGIN)
+}
+
+/// [`boxes_meet`], each box grown by `grow`; with `grow` 0 and the exact relative
+/// motion, the exact answer that the GPU's f32 test (`frame_boxes_meet`) is held to.
+pub(crate) fn boxes_meet_grown(a: &Aabb, b: &Aabb, w: glam::DVec2, grow: f64) -> Option<f64> {
     let (mut enter, mut exit) = (0.0f64, 1.0f64);
     for axis in 0..2 {
         // `b` moved by `d` overlaps `a` along this axis when `low <= d <= high`.
-        let low = a.min[axis] as f64 - b.max[axis] as f64 - 2.0 * BOX_MARGIN;
-        let high = a.max[axis] as f64 - b.min[axis] as f64 + 2.0 * BOX_MARGIN;
-        let speed = w[axis] as f64;
+        let low = a.min[axis] as f64 - b.max[axis] as f64 - 2.0 * grow;
+        let high = a.max[axis] as f64 - b.min[axis] as f64 + 2.0 * grow;
+        let speed = w[axis];
         if speed == 0.0 {
             if low > 0.0 || high < 0.0 {
                 return None;

@@ -197,29 +197,10 @@ mod tests {
     }
 
     /// Whether boxes `a` and `b` at `t = 0`, each grown by `grow`, overlap at one time in
-    /// `[0, 1]` as they move by `va` and `vb`: in f64, where the f32 inputs' differences
-    /// are exact and only the quotients round.
+    /// `[0, 1]` as they move by `va` and `vb`: the cpu backend's test in f64, given the
+    /// relative motion without rounding.
     fn boxes_meet_f64(a: &Aabb, va: Vec2, b: &Aabb, vb: Vec2, grow: f64) -> bool {
-        let (mut enter, mut exit) = (0.0f64, 1.0f64);
-        for axis in 0..2 {
-            let low = a.min[axis] as f64 - b.max[axis] as f64 - 2.0 * grow;
-            let high = a.max[axis] as f64 - b.min[axis] as f64 + 2.0 * grow;
-            let speed = vb[axis] as f64 - va[axis] as f64;
-            if speed == 0.0 {
-                if low > 0.0 || high < 0.0 {
-                    return false;
-                }
-            } else {
-                let (first, last) = if speed > 0.0 {
-                    (low, high)
-                } else {
-                    (high, low)
-                };
-                enter = enter.max(first / speed);
-                exit = exit.min(last / speed);
-            }
-        }
-        enter <= exit
+        crate::cpu::boxes_meet_grown(a, b, vb.as_dvec2() - va.as_dvec2(), grow).is_some()
     }
 
     /// Hand-worked: parts that cross a still part's path at 400 units a frame, some
